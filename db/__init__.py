@@ -1,0 +1,1 @@
+"""PostgreSQL access: pool, migrations, named queries, DataLoaders, the embedded server."""

@@ -1,0 +1,79 @@
+"""The asyncpg pool and the per-transaction workspace context."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+from uuid import UUID
+
+import asyncpg
+import orjson
+
+
+def _dumps(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+class SerialConnection(asyncpg.Connection):  # type: ignore[misc]
+    """A connection whose statements wait their turn.
+
+    One request owns one connection, and GraphQL resolves sibling fields concurrently; this
+    queues their statements on the request's connection instead of failing with "another
+    operation is in progress".
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._turn = asyncio.Lock()
+
+    async def execute(self, *args: Any, **kwargs: Any) -> Any:
+        async with self._turn:
+            return await super().execute(*args, **kwargs)
+
+    async def executemany(self, *args: Any, **kwargs: Any) -> Any:
+        async with self._turn:
+            return await super().executemany(*args, **kwargs)
+
+    async def fetch(self, *args: Any, **kwargs: Any) -> Any:
+        async with self._turn:
+            return await super().fetch(*args, **kwargs)
+
+    async def fetchrow(self, *args: Any, **kwargs: Any) -> Any:
+        async with self._turn:
+            return await super().fetchrow(*args, **kwargs)
+
+    async def fetchval(self, *args: Any, **kwargs: Any) -> Any:
+        async with self._turn:
+            return await super().fetchval(*args, **kwargs)
+
+
+async def init_connection(conn: asyncpg.Connection) -> None:
+    """Decode json and jsonb with orjson on every new connection."""
+    for kind in ("json", "jsonb"):
+        await conn.set_type_codec(kind, encoder=_dumps, decoder=orjson.loads, schema="pg_catalog")
+
+
+async def create_pool(dsn: str, *, min_size: int = 2, max_size: int = 10) -> asyncpg.Pool:
+    """Open a pool of connections to ``dsn``."""
+    pool = await asyncpg.create_pool(
+        dsn,
+        min_size=min_size,
+        max_size=max_size,
+        init=init_connection,
+        command_timeout=30,
+        connection_class=SerialConnection,
+    )
+    assert pool is not None
+    return pool
+
+
+async def connect(dsn: str) -> asyncpg.Connection:
+    """Open one connection with the same codecs as the pool's."""
+    conn = await asyncpg.connect(dsn, connection_class=SerialConnection)
+    await init_connection(conn)
+    return conn
+
+
+async def begin_workspace(conn: asyncpg.Connection, workspace_id: UUID) -> None:
+    """Inside a transaction: act as the application role in ``workspace_id`` until it ends."""
+    await conn.execute("SELECT app_begin_workspace($1)", workspace_id)

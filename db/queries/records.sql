@@ -1,0 +1,127 @@
+-- name: objects
+-- Every object of the workspace with its attributes in display order.
+SELECT o.id, o.slug, o.singular, o.plural, o.kind, o.created_at,
+       COALESCE((SELECT jsonb_agg(jsonb_build_object(
+                            'slug', a.slug, 'title', a.title, 'type', a.type,
+                            'target', t.slug, 'principal_rank', a.principal_rank)
+                          ORDER BY a.position, a.slug)
+                   FROM attributes a
+                   LEFT JOIN objects t
+                          ON t.workspace_id = a.workspace_id AND t.id = a.target_object_id
+                  WHERE a.workspace_id = o.workspace_id AND a.object_id = o.id), '[]'::jsonb)
+           AS attributes
+  FROM objects o
+ ORDER BY o.slug;
+
+-- name: insert_object
+-- Create an object (a kind of record).
+INSERT INTO objects (workspace_id, id, slug, singular, plural, kind)
+VALUES (app_workspace_id(), $1, $2, $3, $4, $5);
+
+-- name: insert_attribute
+-- Add an attribute to an object; a relation names its target object by slug.
+INSERT INTO attributes (workspace_id, object_id, slug, title, type, target_object_id,
+                        principal_rank, position)
+SELECT app_workspace_id(), $1, $2, $3, $4, t.id, $6, $7
+  FROM (SELECT 1) one
+  LEFT JOIN objects t ON t.slug = $5;
+
+-- name: records_page
+-- Records of one object the caller may read, after a cursor, with their readable relations;
+-- optionally only those whose label contains a text, whose values contain a JSON object, or
+-- that point to a record.
+SELECT r.id, r.seq, o.slug AS object, r.label, r."values", r.visibility, r.owner_member_id,
+       r.created_at, r.updated_at, record_relations(r, $2, $3) AS relations
+  FROM records r
+  JOIN objects o ON o.workspace_id = r.workspace_id AND o.id = r.object_id
+ WHERE o.slug = $1
+   AND record_readable(r, $2, $3)
+   AND r.seq > $4
+   AND ($6::text IS NULL OR strpos(lower(r.label), lower($6)) > 0)
+   AND ($7::jsonb IS NULL OR r."values" @> $7)
+   AND ($8::uuid IS NULL OR EXISTS (
+           SELECT 1 FROM record_links l
+            WHERE l.workspace_id = r.workspace_id AND l.record_id = r.id AND l.target_id = $8))
+ ORDER BY r.seq
+ LIMIT $5;
+
+-- name: records_by_ids
+-- Records the caller may read among the given ids, with their readable relations.
+SELECT r.id, r.seq, o.slug AS object, r.label, r."values", r.visibility, r.owner_member_id,
+       r.created_at, r.updated_at, record_relations(r, $2, $3) AS relations
+  FROM records r
+  JOIN objects o ON o.workspace_id = r.workspace_id AND o.id = r.object_id
+ WHERE r.id = ANY ($1::uuid[])
+   AND record_readable(r, $2, $3);
+
+-- name: last_changes_by_records
+-- The latest change of each given record.
+SELECT DISTINCT ON (c.record_id) c.record_id, c.id, c.changed_at, c.actor_kind, c.actor_id,
+       c.actor_name, c.operation, c.fields
+  FROM record_changes c
+ WHERE c.record_id = ANY ($1::uuid[])
+ ORDER BY c.record_id, c.id DESC;
+
+-- name: changes_by_record
+-- A record's change log, newest first.
+SELECT c.record_id, c.id, c.changed_at, c.actor_kind, c.actor_id, c.actor_name, c.operation,
+       c.fields
+  FROM record_changes c
+ WHERE c.record_id = $1
+ ORDER BY c.id DESC
+ LIMIT $2;
+
+-- name: record_targets
+-- For a write: records named by id or by (object slug, external id), with what the caller may
+-- do to them. $1 ids, $2 object slugs and $3 external ids (pairwise), $4 readable objects,
+-- $5 the person.
+SELECT r.id, o.slug AS object, r.external_id, r.label, r."values", r.visibility,
+       r.owner_member_id, r.object_id, record_readable(r, $4, $5) AS readable,
+       COALESCE((SELECT jsonb_object_agg(l.attribute_slug, l.target_id)
+                   FROM record_links l
+                  WHERE l.workspace_id = r.workspace_id AND l.record_id = r.id), '{}'::jsonb)
+           AS links,
+       ARRAY(SELECT s.member_id FROM record_shares s
+              WHERE s.workspace_id = r.workspace_id AND s.record_id = r.id
+              ORDER BY s.member_id) AS shared_with
+  FROM records r
+  JOIN objects o ON o.workspace_id = r.workspace_id AND o.id = r.object_id
+ WHERE r.id = ANY ($1::uuid[])
+    OR (o.slug, r.external_id) IN (SELECT * FROM unnest($2::text[], $3::text[]));
+
+-- name: insert_record
+-- Create a record.
+INSERT INTO records (workspace_id, id, object_id, external_id, label, "values", visibility,
+                     owner_member_id)
+VALUES (app_workspace_id(), $1, $2, $3, $4, $5, $6, $7);
+
+-- name: update_record
+-- Replace a record's label, values, visibility and owner.
+UPDATE records
+   SET label = $2, "values" = $3, visibility = $4, owner_member_id = $5, updated_at = now()
+ WHERE id = $1;
+
+-- name: upsert_link
+-- Point a record's relation at a record.
+INSERT INTO record_links (workspace_id, record_id, attribute_slug, target_id)
+VALUES (app_workspace_id(), $1, $2, $3)
+ON CONFLICT (workspace_id, record_id, attribute_slug) DO UPDATE SET target_id = EXCLUDED.target_id;
+
+-- name: delete_link
+-- Clear a record's relation.
+DELETE FROM record_links WHERE record_id = $1 AND attribute_slug = $2;
+
+-- name: replace_shares
+-- Share a private record with exactly these members.
+WITH cleared AS (
+    DELETE FROM record_shares WHERE record_id = $1 AND NOT (member_id = ANY ($2::uuid[]))
+)
+INSERT INTO record_shares (workspace_id, record_id, member_id)
+SELECT app_workspace_id(), $1, m FROM unnest($2::uuid[]) AS m
+ON CONFLICT DO NOTHING;
+
+-- name: insert_change
+-- Append to a record's change log.
+INSERT INTO record_changes (workspace_id, record_id, actor_kind, actor_id, actor_name, operation,
+                            fields)
+VALUES (app_workspace_id(), $1, $2, $3, $4, $5, $6);

@@ -1,0 +1,287 @@
+"""Objects, attributes, records, relations, shares and the change log."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import asyncpg
+
+from db.sql import queries
+
+Q = queries("records")
+
+
+@dataclass(frozen=True, slots=True)
+class AttributeRow:
+    slug: str
+    title: str
+    type: str
+    target: str | None
+    principal_rank: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectRow:
+    id: UUID
+    slug: str
+    singular: str
+    plural: str
+    kind: str
+    created_at: datetime
+    attributes: tuple[AttributeRow, ...]
+
+
+@dataclass(slots=True)
+class RecordRow:
+    id: UUID
+    seq: int
+    object: str
+    label: str
+    values: dict[str, Any]
+    visibility: str
+    owner_member_id: UUID | None
+    created_at: datetime
+    updated_at: datetime
+    # (attribute, record) pairs of readable relations; None when they were not fetched.
+    relations: list[tuple[str, RecordRow]] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeRow:
+    record_id: UUID
+    id: int
+    changed_at: datetime
+    actor_kind: str
+    actor_id: UUID | None
+    actor_name: str
+    operation: str
+    fields: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class TargetRow:
+    """A record named by a write, with what the write needs to know about it."""
+
+    id: UUID
+    object: str
+    external_id: str | None
+    label: str
+    values: dict[str, Any]
+    visibility: str
+    owner_member_id: UUID | None
+    object_id: UUID
+    readable: bool
+    links: dict[str, str]
+    shared_with: list[UUID]
+
+
+def _related(item: Mapping[str, Any]) -> RecordRow:
+    owner = item["owner_member_id"]
+    return RecordRow(
+        id=UUID(item["id"]),
+        seq=item["seq"],
+        object=item["object"],
+        label=item["label"],
+        values=item["values"],
+        visibility=item["visibility"],
+        owner_member_id=UUID(owner) if owner else None,
+        created_at=datetime.fromisoformat(item["created_at"]),
+        updated_at=datetime.fromisoformat(item["updated_at"]),
+    )
+
+
+def _record(row: asyncpg.Record) -> RecordRow:
+    return RecordRow(
+        id=row["id"],
+        seq=row["seq"],
+        object=row["object"],
+        label=row["label"],
+        values=row["values"],
+        visibility=row["visibility"],
+        owner_member_id=row["owner_member_id"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        relations=[(item["attribute"], _related(item)) for item in row["relations"]],
+    )
+
+
+async def objects(conn: asyncpg.Connection) -> list[ObjectRow]:
+    """Every object of the workspace with its attributes."""
+    return [
+        ObjectRow(
+            id=row["id"],
+            slug=row["slug"],
+            singular=row["singular"],
+            plural=row["plural"],
+            kind=row["kind"],
+            created_at=row["created_at"],
+            attributes=tuple(AttributeRow(**a) for a in row["attributes"]),
+        )
+        for row in await conn.fetch(Q["objects"])
+    ]
+
+
+async def insert_object(
+    conn: asyncpg.Connection, object_id: UUID, slug: str, singular: str, plural: str, kind: str
+) -> None:
+    """Create an object."""
+    await conn.execute(Q["insert_object"], object_id, slug, singular, plural, kind)
+
+
+async def insert_attribute(
+    conn: asyncpg.Connection,
+    object_id: UUID,
+    slug: str,
+    title: str,
+    type_: str,
+    *,
+    target: str | None = None,
+    principal_rank: int | None = None,
+    position: int = 0,
+) -> None:
+    """Add an attribute; a relation's ``target`` is an object slug."""
+    await conn.execute(
+        Q["insert_attribute"], object_id, slug, title, type_, target, principal_rank, position
+    )
+
+
+async def records_page(
+    conn: asyncpg.Connection,
+    object_slug: str,
+    readable: Sequence[UUID],
+    person: UUID | None,
+    *,
+    after_seq: int,
+    limit: int,
+    label_contains: str | None = None,
+    values_contain: dict[str, Any] | None = None,
+    related_to: UUID | None = None,
+) -> list[RecordRow]:
+    """Readable records of one object after ``after_seq``, with their readable relations."""
+    rows = await conn.fetch(
+        Q["records_page"],
+        object_slug,
+        readable,
+        person,
+        after_seq,
+        limit,
+        label_contains,
+        values_contain,
+        related_to,
+    )
+    return [_record(row) for row in rows]
+
+
+async def records_by_ids(
+    conn: asyncpg.Connection, ids: Sequence[UUID], readable: Sequence[UUID], person: UUID | None
+) -> list[RecordRow]:
+    """Readable records among ``ids``, with their readable relations."""
+    return [_record(row) for row in await conn.fetch(Q["records_by_ids"], ids, readable, person)]
+
+
+def _change(row: asyncpg.Record) -> ChangeRow:
+    return ChangeRow(**dict(row))
+
+
+async def last_changes_by_records(conn: asyncpg.Connection, ids: Sequence[UUID]) -> list[ChangeRow]:
+    """The latest change of each record in ``ids`` that has one."""
+    return [_change(row) for row in await conn.fetch(Q["last_changes_by_records"], ids)]
+
+
+async def changes_by_record(
+    conn: asyncpg.Connection, record_id: UUID, limit: int
+) -> list[ChangeRow]:
+    """A record's change log, newest first."""
+    return [_change(row) for row in await conn.fetch(Q["changes_by_record"], record_id, limit)]
+
+
+async def record_targets(
+    conn: asyncpg.Connection,
+    ids: Sequence[UUID],
+    external_refs: Sequence[tuple[str, str]],
+    readable: Sequence[UUID],
+    person: UUID | None,
+) -> list[TargetRow]:
+    """Records named by id or by (object slug, external id), whether readable or not."""
+    rows = await conn.fetch(
+        Q["record_targets"],
+        ids,
+        [slug for slug, _ in external_refs],
+        [external for _, external in external_refs],
+        readable,
+        person,
+    )
+    return [TargetRow(**dict(row)) for row in rows]
+
+
+async def insert_record(
+    conn: asyncpg.Connection,
+    record_id: UUID,
+    object_id: UUID,
+    external_id: str | None,
+    label: str,
+    values: dict[str, Any],
+    visibility: str,
+    owner_member_id: UUID | None,
+) -> None:
+    """Create a record."""
+    await conn.execute(
+        Q["insert_record"],
+        record_id,
+        object_id,
+        external_id,
+        label,
+        values,
+        visibility,
+        owner_member_id,
+    )
+
+
+async def update_record(
+    conn: asyncpg.Connection,
+    record_id: UUID,
+    label: str,
+    values: dict[str, Any],
+    visibility: str,
+    owner_member_id: UUID | None,
+) -> None:
+    """Replace a record's label, values, visibility and owner."""
+    await conn.execute(Q["update_record"], record_id, label, values, visibility, owner_member_id)
+
+
+async def upsert_link(
+    conn: asyncpg.Connection, record_id: UUID, attribute: str, target_id: UUID
+) -> None:
+    """Point a record's relation at a record."""
+    await conn.execute(Q["upsert_link"], record_id, attribute, target_id)
+
+
+async def delete_link(conn: asyncpg.Connection, record_id: UUID, attribute: str) -> None:
+    """Clear a record's relation."""
+    await conn.execute(Q["delete_link"], record_id, attribute)
+
+
+async def replace_shares(
+    conn: asyncpg.Connection, record_id: UUID, member_ids: Sequence[UUID]
+) -> None:
+    """Share a record with exactly ``member_ids``."""
+    await conn.execute(Q["replace_shares"], record_id, list(member_ids))
+
+
+async def insert_change(
+    conn: asyncpg.Connection,
+    record_id: UUID,
+    actor_kind: str,
+    actor_id: UUID | None,
+    actor_name: str,
+    operation: str,
+    fields: Sequence[str],
+) -> None:
+    """Append to a record's change log."""
+    await conn.execute(
+        Q["insert_change"], record_id, actor_kind, actor_id, actor_name, operation, list(fields)
+    )

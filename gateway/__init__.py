@@ -1,0 +1,1 @@
+"""The process: settings, the Starlette app, the auth middleware, the command line."""

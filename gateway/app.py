@@ -1,0 +1,97 @@
+"""The Starlette application: lifespan (database, migrations, demo), routes, middleware."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from db.embedded import start_embedded
+from db.migrate import apply_migrations
+from db.pool import connect, create_pool
+from gateway import routes
+from gateway.auth import PrincipalMiddleware
+from gateway.graphiql import GRAPHIQL_HTML
+from gateway.graphql_http import GraphQLEndpoint
+from gateway.settings import Settings
+from schema.schema import schema
+
+log = logging.getLogger("skillmem")
+
+STATIC_DIR = Path(__file__).parent / "static"
+
+
+async def database_url(settings: Settings) -> tuple[str, Any]:
+    """The database to use: DATABASE_URL, or the embedded server started for it."""
+    if settings.database_url:
+        return settings.database_url, None
+    server = await asyncio.to_thread(start_embedded, settings.data_dir)
+    return server.get_uri(), server
+
+
+async def prepare_database(dsn: str) -> None:
+    """Apply pending migrations."""
+    conn = await connect(dsn)
+    try:
+        await apply_migrations(conn)
+    finally:
+        await conn.close()
+
+
+def create_app(
+    settings: Settings | None = None, *, pool: asyncpg.Pool | None = None, on_ready: Any = None
+) -> Starlette:
+    """The app. With ``pool`` given (tests), it uses that pool and starts nothing."""
+    settings = settings or Settings()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if pool is not None:
+            app.state.pool = pool
+            yield
+            return
+        dsn, server = await database_url(settings)
+        await prepare_database(dsn)
+        app.state.pool = await create_pool(
+            dsn, min_size=settings.pool_min_size, max_size=settings.pool_max_size
+        )
+        app.state.server = server
+        if on_ready is not None:
+            await on_ready(app.state.pool)
+        try:
+            yield
+        finally:
+            await app.state.pool.close()
+
+    endpoint = GraphQLEndpoint(
+        schema._schema, settings, GRAPHIQL_HTML if settings.introspection else None
+    )
+    app = Starlette(
+        routes=[
+            Route("/graphql", endpoint.handle, methods=["GET", "POST"]),
+            Route("/v1/records", routes.post_records, methods=["POST"]),
+            Route("/healthz", routes.healthz, methods=["GET"]),
+            Route("/readyz", routes.readyz, methods=["GET"]),
+            Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+        ],
+        middleware=[
+            Middleware(
+                PrincipalMiddleware,
+                pool=lambda: getattr(app.state, "pool", None),
+                graphiql_enabled=settings.introspection,
+            ),
+        ],
+        exception_handlers={404: routes.not_found, 405: routes.method_not_allowed},
+        lifespan=lifespan,
+    )
+    app.state.pool = pool
+    return app

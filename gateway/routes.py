@@ -1,0 +1,99 @@
+"""The plain HTTP routes: health, readiness, and the bulk record route for partners."""
+
+from __future__ import annotations
+
+import logging
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from gateway.auth import plain_error
+from resolvers.errors import Code, DomainError
+from resolvers.record_writes import write_records
+from schema.errors import DB_DOWN
+
+log = logging.getLogger("skillmem.routes")
+
+
+def json_response(body: object, status: int = 200) -> Response:
+    return Response(orjson.dumps(body), status_code=status, media_type="application/json")
+
+
+async def healthz(request: Request) -> Response:
+    """The process answers."""
+    return json_response({"status": "ok"})
+
+
+async def readyz(request: Request) -> Response:
+    """The database answers."""
+    pool = request.app.state.pool
+    try:
+        if pool is None:
+            raise ConnectionRefusedError("no pool")
+        async with pool.acquire(timeout=2) as conn:
+            await conn.fetchval("SELECT 1")
+    except DB_DOWN:
+        return json_response(
+            plain_error(
+                Code.DB_UNAVAILABLE, "The database is unavailable.", request.scope["request_id"]
+            ),
+            503,
+        )
+    return json_response({"status": "ready"})
+
+
+def domain_error_response(error: DomainError) -> Response:
+    return json_response(
+        plain_error(error.code, error.message, problems=[p.as_dict() for p in error.problems]),
+        error.status,
+    )
+
+
+async def post_records(request: Request) -> Response:
+    """Create or update records: a JSON array, `{"records": [...]}`, or JSON lines."""
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    body = await request.body()
+    try:
+        if content_type in ("application/x-ndjson", "application/jsonl", "application/json-lines"):
+            lines = [orjson.loads(line) for line in body.splitlines() if line.strip()]
+        elif content_type == "application/json":
+            parsed = orjson.loads(body)
+            lines = parsed.get("records") if isinstance(parsed, dict) else parsed
+            if not isinstance(lines, list):
+                raise ValueError("expected a list of records")
+        else:
+            return json_response(
+                plain_error(
+                    Code.SCHEMA_VALIDATION_FAILED,
+                    'Send application/json (a list, or {"records": [...]}) or application/x-ndjson.',
+                ),
+                415,
+            )
+    except (orjson.JSONDecodeError, ValueError) as error:
+        return json_response(
+            plain_error(Code.SCHEMA_VALIDATION_FAILED, f"The body is not valid: {error}"), 400
+        )
+    try:
+        results = await write_records(request.scope["db"], request.scope["principal"], lines)
+    except DomainError as error:
+        return domain_error_response(error)
+    counts = {"create": 0, "update": 0, "unchanged": 0}
+    for result in results:
+        counts[result.operation] += 1
+    return json_response(
+        {
+            "created": counts["create"],
+            "updated": counts["update"],
+            "unchanged": counts["unchanged"],
+            "records": [{"line": r.line, "id": r.id, "operation": r.operation} for r in results],
+        }
+    )
+
+
+async def not_found(request: Request, exc: Exception) -> Response:
+    return json_response(plain_error(Code.NOT_FOUND, "No such route."), 404)
+
+
+async def method_not_allowed(request: Request, exc: Exception) -> Response:
+    return JSONResponse(plain_error(Code.NOT_FOUND, "Method not allowed."), 405)

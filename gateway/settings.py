@@ -1,0 +1,34 @@
+"""Configuration from the environment (and a `.env` file when present)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="SKILLMEM_", env_file=".env", extra="ignore")
+
+    database_url: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("DATABASE_URL", "SKILLMEM_DATABASE_URL"),
+        description="PostgreSQL to use; unset starts the embedded server.",
+    )
+    data_dir: Path = Field(
+        default=CHECKOUT / ".data" / "postgres",
+        description="Where the embedded server keeps its data.",
+    )
+    host: str = "127.0.0.1"
+    port: int = 8000
+    introspection: bool = Field(default=True, description="Introspection and GraphiQL.")
+    pool_min_size: int = 2
+    pool_max_size: int = 10
+    max_depth: int = 10
+    max_tokens: int = 2_000
+    max_aliases: int = 15
+    document_cache_size: int = 1_024
+    log_level: str = "info"

@@ -1,0 +1,1 @@
+"""Permission-aware domain logic. Never imports Strawberry."""

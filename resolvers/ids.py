@@ -1,0 +1,50 @@
+"""Global IDs: opaque, naming a type and a workspace, checked on every resolve."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from uuid import UUID
+
+from resolvers.errors import Problem, invalid, not_found
+
+
+def encode(type_name: str, workspace_id: UUID, local_id: UUID) -> str:
+    """The global ID of a node."""
+    raw = f"{type_name}:{workspace_id.hex}:{local_id.hex}".encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode(global_id: str, type_name: str, workspace_id: UUID, field: str = "id") -> UUID:
+    """The local id behind ``global_id``.
+
+    A malformed id is a validation error; an id of another type or another workspace is
+    answered exactly like a missing node.
+    """
+    try:
+        padded = global_id + "=" * (-len(global_id) % 4)
+        kind, workspace, local = base64.urlsafe_b64decode(padded.encode()).decode().split(":")
+        parsed_workspace, parsed_local = UUID(hex=workspace), UUID(hex=local)
+    except (ValueError, binascii.Error, UnicodeError):
+        raise invalid([Problem("not a valid ID", field=field)]) from None
+    if kind != type_name or parsed_workspace != workspace_id:
+        raise not_found(type_name.lower())
+    return parsed_local
+
+
+def encode_cursor(position: int) -> str:
+    """An opaque cursor for a position in a list."""
+    return base64.urlsafe_b64encode(f"cursor:{position}".encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str, field: str = "after") -> int:
+    """The position behind a cursor; a malformed cursor is a validation error."""
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        tag, position = base64.urlsafe_b64decode(padded.encode()).decode().split(":")
+        value = int(position)
+    except (ValueError, binascii.Error, UnicodeError):
+        raise invalid([Problem("not a valid cursor", field=field)]) from None
+    if tag != "cursor" or value < 0:
+        raise invalid([Problem("not a valid cursor", field=field)])
+    return value

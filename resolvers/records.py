@@ -1,0 +1,86 @@
+"""Reading records as the caller: one record, pages of an object, a record's change log."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+import asyncpg
+
+from db import records
+from db.records import ChangeRow, RecordRow
+from resolvers import ids
+from resolvers.errors import Problem, invalid, not_found
+from resolvers.principals import Principal
+
+MAX_PAGE_SIZE = 100
+DEFAULT_PAGE_SIZE = 20
+MAX_CHANGES = 100
+
+
+@dataclass(frozen=True, slots=True)
+class RecordFilter:
+    label_contains: str | None = None
+    values_contain: dict[str, Any] | None = None
+    related_to: UUID | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RecordPage:
+    records: list[RecordRow]
+    has_next_page: bool
+
+
+def check_page_size(first: int | None, field: str = "first") -> int:
+    """The page size asked for, within 0..MAX_PAGE_SIZE."""
+    if first is None:
+        return DEFAULT_PAGE_SIZE
+    if not 0 <= first <= MAX_PAGE_SIZE:
+        raise invalid([Problem(f"must be between 0 and {MAX_PAGE_SIZE}", field=field)])
+    return first
+
+
+async def record(conn: asyncpg.Connection, principal: Principal, record_id: UUID) -> RecordRow:
+    """One record the caller may read; NOT_FOUND whether it is absent or unreadable."""
+    found = await records.records_by_ids(
+        conn, [record_id], principal.readable_objects, principal.person_id
+    )
+    if not found:
+        raise not_found()
+    return found[0]
+
+
+async def record_page(
+    conn: asyncpg.Connection,
+    principal: Principal,
+    object_slug: str,
+    *,
+    first: int | None,
+    after: str | None,
+    where: RecordFilter,
+) -> RecordPage:
+    """A page of the records of ``object_slug`` the caller may read (filtered in SQL)."""
+    size = check_page_size(first)
+    after_seq = ids.decode_cursor(after) if after else 0
+    if size == 0:
+        return RecordPage([], False)
+    rows = await records.records_page(
+        conn,
+        object_slug,
+        principal.readable_objects,
+        principal.person_id,
+        after_seq=after_seq,
+        limit=size + 1,
+        label_contains=where.label_contains,
+        values_contain=where.values_contain,
+        related_to=where.related_to,
+    )
+    return RecordPage(rows[:size], len(rows) > size)
+
+
+async def changes(conn: asyncpg.Connection, record_row: RecordRow, first: int) -> list[ChangeRow]:
+    """A readable record's change log, newest first."""
+    if not 0 <= first <= MAX_CHANGES:
+        raise invalid([Problem(f"must be between 0 and {MAX_CHANGES}", field="first")])
+    return await records.changes_by_record(conn, record_row.id, first)

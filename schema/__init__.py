@@ -1,0 +1,1 @@
+"""The GraphQL surface: Strawberry types, queries, errors and limits."""

@@ -1,0 +1,86 @@
+"""Every GraphQL error leaves with `extensions.code`; unexpected ones are masked."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import asyncpg
+from graphql import GraphQLError
+
+from resolvers.errors import Code, DomainError
+
+log = logging.getLogger("skillmem.errors")
+
+# Failures that mean the database cannot be reached or cannot serve now.
+DB_DOWN = (
+    OSError,
+    asyncpg.CannotConnectNowError,
+    asyncpg.ConnectionDoesNotExistError,
+    asyncpg.InterfaceError,
+    asyncpg.TooManyConnectionsError,
+    TimeoutError,
+)
+
+
+def classify(error: BaseException | None) -> Code:
+    """The code an exception raised inside a resolver answers with."""
+    if isinstance(error, DomainError):
+        return error.code
+    if isinstance(error, DB_DOWN):
+        return Code.DB_UNAVAILABLE
+    return Code.INTERNAL
+
+
+def format_error(
+    error: GraphQLError, request_id: str, *, request_code: Code | None = None
+) -> dict[str, Any]:
+    """The JSON form of one error. Request errors (parse, validation, variables) pass
+    ``request_code``; field errors are classified by their original exception."""
+    if request_code is not None:
+        found: dict[str, Any] = {"message": error.message}
+        if error.locations:
+            found["locations"] = [
+                {"line": loc.line, "column": loc.column} for loc in error.locations
+            ]
+        extensions = {k: v for k, v in (error.extensions or {}).items()}
+        extensions["code"] = request_code.value
+        found["extensions"] = extensions
+        return found
+    original = error.original_error
+    code = classify(original)
+    if code is Code.INTERNAL:
+        log.error("request %s: unexpected error at %s", request_id, error.path, exc_info=original)
+        message = "Internal error."
+    elif code is Code.DB_UNAVAILABLE:
+        log.warning("request %s: database unavailable: %r", request_id, original)
+        message = "The database is unavailable."
+    else:
+        message = error.message
+    found = {"message": message}
+    if error.locations:
+        found["locations"] = [{"line": loc.line, "column": loc.column} for loc in error.locations]
+    if error.path is not None:
+        found["path"] = error.path
+    extensions: dict[str, Any] = {"code": code.value}
+    if isinstance(original, DomainError) and original.problems:
+        extensions["problems"] = [p.as_dict() for p in original.problems]
+    if code in (Code.INTERNAL, Code.DB_UNAVAILABLE):
+        extensions["requestId"] = request_id
+    found["extensions"] = extensions
+    return found
+
+
+def error_body(
+    code: Code,
+    message: str,
+    request_id: str | None = None,
+    problems: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """A GraphQL response holding one request-level error."""
+    extensions: dict[str, Any] = {"code": code.value}
+    if problems:
+        extensions["problems"] = problems
+    if request_id is not None and code in (Code.INTERNAL, Code.DB_UNAVAILABLE):
+        extensions["requestId"] = request_id
+    return {"errors": [{"message": message, "extensions": extensions}]}

@@ -1,0 +1,54 @@
+"""Root fields over objects and records."""
+
+from __future__ import annotations
+
+import strawberry
+from strawberry.types import Info
+
+from resolvers import ids, objects, records
+from resolvers.errors import Problem, invalid
+from schema.context import Context
+from schema.records.types import Record, RecordConnection, RecordFilter, RecordObject, connection
+
+
+@strawberry.type
+class RecordsQuery:
+    @strawberry.field(description="The objects the caller may read, with the caller's rights.")
+    async def objects(self, info: Info[Context, None]) -> list[RecordObject]:
+        views = await objects.readable_objects(info.context.conn, info.context.principal)
+        return [RecordObject(view=v) for v in views]
+
+    @strawberry.field(description="One record; NOT_FOUND when absent or not readable.")
+    async def record(self, info: Info[Context, None], id: strawberry.ID) -> Record | None:
+        principal = info.context.principal
+        local = ids.decode(id, "Record", principal.workspace_id)
+        return Record(row=await records.record(info.context.conn, principal, local))
+
+    @strawberry.field(description="Records of one object the caller may read, oldest first.")
+    async def records(
+        self,
+        info: Info[Context, None],
+        object: str,
+        first: int | None = 20,
+        after: str | None = None,
+        filter: RecordFilter | None = None,
+    ) -> RecordConnection:
+        principal = info.context.principal
+        where = records.RecordFilter()
+        if filter is not None:
+            related = None
+            if filter.related_to is not None:
+                related = ids.decode(
+                    filter.related_to, "Record", principal.workspace_id, "filter.relatedTo"
+                )
+            values = None
+            if filter.values:
+                names = [v.attribute for v in filter.values]
+                if len(set(names)) != len(names):
+                    raise invalid([Problem("an attribute is listed twice", field="filter.values")])
+                values = {v.attribute: v.equals for v in filter.values}
+            where = records.RecordFilter(filter.label_contains, values, related)
+        page = await records.record_page(
+            info.context.conn, principal, object, first=first, after=after, where=where
+        )
+        return connection(page.records, page.has_next_page, after is not None)

@@ -1,0 +1,268 @@
+"""Objects, attributes, records, their relations and change log, and record connections."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+
+import strawberry
+from strawberry.scalars import JSON
+from strawberry.types import Info
+
+from db.records import ChangeRow, RecordRow
+from resolvers import ids, records
+from resolvers.objects import ObjectView
+from schema.context import Context
+from schema.identity.types import Member
+
+
+@strawberry.enum
+class Visibility(Enum):
+    WORKSPACE = "workspace"
+    PRIVATE = "private"
+
+
+@strawberry.enum
+class ObjectKind(Enum):
+    CUSTOM = "custom"
+    SKILL = "skill"
+    MEMORY = "memory"
+    DOCUMENT = "document"
+
+
+@strawberry.type
+class Attribute:
+    slug: str
+    title: str
+    type: str
+    target: str | None = strawberry.field(description="A relation's target object slug.")
+    principal_rank: int | None = strawberry.field(
+        description="Position among a card's principal values; null when not principal."
+    )
+
+
+@strawberry.type
+class ObjectPermissions:
+    read: bool
+    create: bool
+    update: bool
+    delete: bool
+
+
+@strawberry.type(name="Object")
+class RecordObject:
+    view: strawberry.Private[ObjectView]
+
+    @strawberry.field
+    def slug(self) -> str:
+        return self.view.row.slug
+
+    @strawberry.field
+    def singular(self) -> str:
+        return self.view.row.singular
+
+    @strawberry.field
+    def plural(self) -> str:
+        return self.view.row.plural
+
+    @strawberry.field
+    def kind(self) -> ObjectKind:
+        return ObjectKind(self.view.row.kind)
+
+    @strawberry.field(
+        description="Points to another object by a single relation, and nothing points to it."
+    )
+    def satellite(self) -> bool:
+        return self.view.satellite
+
+    @strawberry.field
+    def attributes(self) -> list[Attribute]:
+        return [
+            Attribute(
+                slug=a.slug,
+                title=a.title,
+                type=a.type,
+                target=a.target,
+                principal_rank=a.principal_rank,
+            )
+            for a in self.view.row.attributes
+        ]
+
+    @strawberry.field(description="What the caller's role may do with this object's records.")
+    def permissions(self) -> ObjectPermissions:
+        v = self.view
+        return ObjectPermissions(
+            read=v.can_read, create=v.can_create, update=v.can_update, delete=v.can_delete
+        )
+
+
+@strawberry.type
+class RecordChange:
+    row: strawberry.Private[ChangeRow]
+
+    @strawberry.field
+    def at(self) -> datetime:
+        return self.row.changed_at
+
+    @strawberry.field
+    def actor_kind(self) -> str:
+        return self.row.actor_kind
+
+    @strawberry.field
+    def actor_name(self) -> str:
+        return self.row.actor_name
+
+    @strawberry.field
+    def operation(self) -> str:
+        return self.row.operation
+
+    @strawberry.field
+    def fields(self) -> list[str]:
+        return self.row.fields
+
+
+@strawberry.type
+class RecordRelation:
+    attribute: str
+    record: Record
+
+
+@strawberry.type
+class Record:
+    row: strawberry.Private[RecordRow]
+
+    @strawberry.field
+    def id(self, info: Info[Context, None]) -> strawberry.ID:
+        return strawberry.ID(ids.encode("Record", info.context.principal.workspace_id, self.row.id))
+
+    @strawberry.field(description="The slug of the record's object.")
+    def object(self) -> str:
+        return self.row.object
+
+    @strawberry.field
+    def label(self) -> str:
+        return self.row.label
+
+    @strawberry.field(description="Attribute slug to value; relations are under `relations`.")
+    def values(self) -> JSON:
+        return self.row.values  # type: ignore[return-value]
+
+    @strawberry.field
+    def visibility(self) -> Visibility:
+        return Visibility(self.row.visibility)
+
+    @strawberry.field
+    def created_at(self) -> datetime:
+        return self.row.created_at
+
+    @strawberry.field
+    def updated_at(self) -> datetime:
+        return self.row.updated_at
+
+    @strawberry.field(description="Single relations to records the caller may read.")
+    def relations(self, info: Info[Context, None]) -> list[RecordRelation]:
+        # Synchronous when the relations came with the record (a page, a lookup); a record
+        # reached through a relation loads its own, batched.
+        if self.row.relations is not None:
+            return [
+                RecordRelation(attribute=a, record=Record(row=r)) for a, r in self.row.relations
+            ]
+        return _relations_later(info, self.row)  # type: ignore[return-value]
+
+    @strawberry.field(description="The record one relation points to, if the caller may read it.")
+    def relation(self, info: Info[Context, None], attribute: str) -> Record | None:
+        if self.row.relations is not None:
+            return _pick(self.row.relations, attribute)
+        return _relation_later(info, self.row, attribute)  # type: ignore[return-value]
+
+    @strawberry.field(description="The member who owns a private record.")
+    async def owner(self, info: Info[Context, None]) -> Member | None:
+        if self.row.owner_member_id is None:
+            return None
+        row = await info.context.loaders.members_by_ids.load(self.row.owner_member_id)
+        return Member(row=row, workspace_id=info.context.principal.workspace_id) if row else None
+
+    @strawberry.field(description="Who changed the record last, when, and which fields.")
+    async def last_change(self, info: Info[Context, None]) -> RecordChange | None:
+        row = await info.context.loaders.last_changes_by_records.load(self.row.id)
+        return RecordChange(row=row) if row else None
+
+    @strawberry.field(description="The change log, newest first.")
+    async def changes(self, info: Info[Context, None], first: int = 10) -> list[RecordChange]:
+        rows = await records.changes(info.context.conn, self.row, first)
+        return [RecordChange(row=row) for row in rows]
+
+
+def _pick(relations: list[tuple[str, RecordRow]], attribute: str) -> Record | None:
+    return next((Record(row=r) for a, r in relations if a == attribute), None)
+
+
+async def _full_row(info: Info[Context, None], row: RecordRow) -> list[tuple[str, RecordRow]]:
+    full = await info.context.loaders.records_by_ids.load(row.id)
+    return (full.relations or []) if full else []
+
+
+async def _relations_later(info: Info[Context, None], row: RecordRow) -> list[RecordRelation]:
+    return [
+        RecordRelation(attribute=a, record=Record(row=r)) for a, r in await _full_row(info, row)
+    ]
+
+
+async def _relation_later(
+    info: Info[Context, None], row: RecordRow, attribute: str
+) -> Record | None:
+    return _pick(await _full_row(info, row), attribute)
+
+
+@strawberry.type
+class PageInfo:
+    has_next_page: bool
+    has_previous_page: bool
+    start_cursor: str | None
+    end_cursor: str | None
+
+
+@strawberry.type
+class RecordEdge:
+    cursor: str
+    node: Record
+
+
+@strawberry.type
+class RecordConnection:
+    edges: list[RecordEdge]
+    page_info: PageInfo
+
+    @strawberry.field
+    def nodes(self) -> list[Record]:
+        return [edge.node for edge in self.edges]
+
+
+@strawberry.input
+class ValueEquals:
+    attribute: str
+    equals: JSON
+
+
+@strawberry.input
+class RecordFilter:
+    label_contains: str | None = None
+    values: list[ValueEquals] | None = strawberry.field(
+        default=None, description="Every listed attribute equals its value."
+    )
+    related_to: strawberry.ID | None = strawberry.field(
+        default=None, description="Records whose relations point to this record."
+    )
+
+
+def connection(rows: list[RecordRow], has_next: bool, has_previous: bool) -> RecordConnection:
+    edges = [RecordEdge(cursor=ids.encode_cursor(r.seq), node=Record(row=r)) for r in rows]
+    return RecordConnection(
+        edges=edges,
+        page_info=PageInfo(
+            has_next_page=has_next,
+            has_previous_page=has_previous,
+            start_cursor=edges[0].cursor if edges else None,
+            end_cursor=edges[-1].cursor if edges else None,
+        ),
+    )
