@@ -5,6 +5,7 @@ from __future__ import annotations
 import strawberry
 from strawberry.schema.config import StrawberryConfig
 
+from schema.identity.mutations import IdentityMutation
 from schema.identity.queries import IdentityQuery
 from schema.records.queries import RecordsQuery
 
@@ -14,4 +15,11 @@ class Query(IdentityQuery, RecordsQuery):
     pass
 
 
-schema = strawberry.Schema(query=Query, config=StrawberryConfig(auto_camel_case=True))
+@strawberry.type
+class Mutation(IdentityMutation):
+    pass
+
+
+schema = strawberry.Schema(
+    query=Query, mutation=Mutation, config=StrawberryConfig(auto_camel_case=True)
+)

@@ -1,0 +1,101 @@
+"""One PostgreSQL per test session (the embedded server, or DATABASE_URL), one migrated
+database in it, and the app over a pool to that database. Tests isolate themselves by
+creating their own workspaces, which is what the product isolates by."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+import httpx
+import pytest
+
+from db.embedded import start_embedded
+from db.migrate import apply_migrations
+from db.pool import connect, create_pool
+from gateway.app import create_app
+from gateway.settings import Settings
+from tests.factories import Workspace, make_workspace
+
+
+def with_database(dsn: str, name: str) -> str:
+    """The same server's DSN naming another database."""
+    parts = urlsplit(dsn)
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+@pytest.fixture(scope="session")
+def server_dsn() -> Iterator[str]:
+    """A PostgreSQL server's DSN: DATABASE_URL, or an embedded server in a temporary folder."""
+    if os.environ.get("DATABASE_URL"):
+        yield os.environ["DATABASE_URL"]
+        return
+    folder = Path(tempfile.mkdtemp(prefix="skillmem-test-"))
+    server = start_embedded(folder / "pgdata", cleanup_mode="delete")
+    yield server.get_uri()
+    server.cleanup()
+
+
+@pytest.fixture(scope="session")
+async def new_database(server_dsn: str) -> AsyncIterator[object]:
+    """A factory of fresh, empty databases on the server, dropped at the end."""
+    made: list[str] = []
+    admin = await asyncpg.connect(server_dsn)
+
+    async def make() -> str:
+        name = f"skillmem_test_{uuid.uuid4().hex[:12]}"
+        await admin.execute(f'CREATE DATABASE "{name}"')
+        made.append(name)
+        return with_database(server_dsn, name)
+
+    yield make
+    for name in made:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    await admin.close()
+
+
+@pytest.fixture(scope="session")
+async def dsn(new_database) -> str:  # type: ignore[no-untyped-def]
+    """A migrated database shared by the session."""
+    url = await new_database()
+    conn = await connect(url)
+    await apply_migrations(conn)
+    await conn.close()
+    return str(url)
+
+
+@pytest.fixture(scope="session")
+async def pool(dsn: str) -> AsyncIterator[asyncpg.Pool]:
+    pool = await create_pool(dsn, min_size=1, max_size=8)
+    yield pool
+    await pool.close()
+
+
+@pytest.fixture(scope="session")
+def settings() -> Settings:
+    return Settings(database_url=None, introspection=True)
+
+
+@pytest.fixture(scope="session")
+async def client(pool: asyncpg.Pool, settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
+    app = create_app(settings, pool=pool)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        yield client
+
+
+@pytest.fixture
+async def ws(pool: asyncpg.Pool) -> Workspace:
+    """A fresh workspace for one test."""
+    return await make_workspace(pool, "Acmecorp")
+
+
+@pytest.fixture
+async def ws2(pool: asyncpg.Pool) -> Workspace:
+    """A second, unrelated workspace."""
+    return await make_workspace(pool, "Rival")

@@ -1,0 +1,168 @@
+"""Small async helpers that build test data through db/ and resolvers/."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID, uuid4
+
+import asyncpg
+import httpx
+
+from db import identity, records
+from resolvers import ids
+from resolvers.principals import issue_token, principal_for_token
+from resolvers.record_writes import write_records
+from resolvers.workspaces import create_object, create_workspace, grant_standard_roles
+
+CRM_OBJECTS: list[tuple[str, str, str, list[tuple[str, str, str, str | None, int | None]]]] = [
+    (
+        "companies",
+        "Company",
+        "Companies",
+        [
+            ("domain", "Domain", "url", None, 1),
+            ("industry", "Industry", "text", None, 2),
+            ("employees", "Employees", "number", None, 3),
+        ],
+    ),
+    (
+        "contacts",
+        "Contact",
+        "Contacts",
+        [
+            ("email", "Email", "email", None, 1),
+            ("company", "Company", "relation", "companies", None),
+        ],
+    ),
+    (
+        "deals",
+        "Deal",
+        "Deals",
+        [
+            ("amount", "Amount", "number", None, 1),
+            ("close_date", "Close date", "date", None, 2),
+            ("won", "Won", "boolean", None, 3),
+            ("company", "Company", "relation", "companies", None),
+            ("contact", "Contact", "relation", "contacts", None),
+        ],
+    ),
+    (
+        "tasks",
+        "Task",
+        "Tasks",
+        [
+            ("due", "Due", "date", None, 1),
+            ("deal", "Deal", "relation", "deals", None),
+        ],
+    ),
+    (
+        "notes",
+        "Note",
+        "Notes",
+        [
+            ("body", "Body", "text", None, 1),
+            ("company", "Company", "relation", "companies", None),
+        ],
+    ),
+]
+
+
+@dataclass
+class Workspace:
+    """A test workspace: its ids and a token for every principal kind and role."""
+
+    id: UUID
+    name: str
+    roles: dict[str, UUID]
+    objects: dict[str, UUID]
+    members: dict[str, UUID]
+    tokens: dict[str, str] = field(default_factory=dict)
+
+    def gid(self, local: UUID, type_name: str = "Record") -> str:
+        return ids.encode(type_name, self.id, local)
+
+
+async def make_workspace(pool: asyncpg.Pool, name: str = "Test") -> Workspace:
+    """A workspace with CRM objects, one member per standard role plus `other` (a member),
+    an agent acting for `member`, an API key with the `integration` role (companies only:
+    read, create, update) and an MCP client for `member`; a token for each."""
+    async with pool.acquire() as conn, conn.transaction():
+        new = await create_workspace(conn, name)
+        objects = dict(new.objects)
+        for slug, singular, plural, attributes in CRM_OBJECTS:
+            objects[slug] = await create_object(conn, slug, singular, plural, attributes)
+            await grant_standard_roles(conn, new.roles, objects[slug])
+        roles = dict(new.roles)
+        roles["integration"] = await identity.insert_role(conn, uuid4(), "integration")
+        await identity.upsert_role_permission(
+            conn,
+            roles["integration"],
+            objects["companies"],
+            read=True,
+            create=True,
+            update=True,
+            delete=False,
+        )
+        members: dict[str, UUID] = {}
+        for who, role in (
+            ("admin", "admin"),
+            ("member", "member"),
+            ("viewer", "viewer"),
+            ("other", "member"),
+        ):
+            row = await identity.insert_member(
+                conn, uuid4(), who.title(), f"{who}@{name.lower()}.example", roles[role]
+            )
+            members[who] = row.id
+        ws = Workspace(new.workspace_id, name, roles, objects, members)
+        for who, member_id in members.items():
+            ws.tokens[who] = await issue_token(conn, "member", member_id=member_id, purpose="test")
+        agent = await identity.insert_agent(conn, uuid4(), "Scout", members["admin"])
+        ws.tokens["agent"] = await issue_token(
+            conn, "agent", member_id=members["member"], agent_id=agent.id, purpose="test"
+        )
+        key = await identity.insert_api_key(conn, uuid4(), "sync", roles["integration"])
+        ws.tokens["api_key"] = await issue_token(conn, "api_key", api_key_id=key.id, purpose="test")
+        client = await identity.insert_mcp_client(conn, uuid4(), "Desktop", members["member"])
+        ws.tokens["mcp_client"] = await issue_token(
+            conn, "mcp_client", member_id=members["member"], mcp_client_id=client.id, purpose="test"
+        )
+    return ws
+
+
+async def load_records(pool: asyncpg.Pool, token: str, lines: list[dict[str, Any]]) -> list[str]:
+    """Write records as the token's principal; return their global ids in line order."""
+    async with pool.acquire() as conn, conn.transaction():
+        principal = await principal_for_token(conn, token)
+        assert principal is not None
+        results = await write_records(conn, principal, lines)
+    return [r.id for r in results]
+
+
+async def object_rows(pool: asyncpg.Pool, token: str) -> list[records.ObjectRow]:
+    async with pool.acquire() as conn, conn.transaction():
+        assert await principal_for_token(conn, token) is not None
+        return await records.objects(conn)
+
+
+async def gql(
+    client: httpx.AsyncClient,
+    token: str | None,
+    query: str,
+    variables: dict[str, Any] | None = None,
+    **headers: str,
+) -> httpx.Response:
+    """POST a GraphQL operation the way a frontend does."""
+    sent = {"content-type": "application/json", **headers}
+    if token is not None:
+        sent["authorization"] = f"Bearer {token}"
+    body: dict[str, Any] = {"query": query}
+    if variables is not None:
+        body["variables"] = variables
+    return await client.post("/graphql", json=body, headers=sent)
+
+
+def codes(response: httpx.Response) -> list[str]:
+    """The extensions.code of every error in a GraphQL response."""
+    return [e["extensions"]["code"] for e in response.json().get("errors", [])]
