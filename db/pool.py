@@ -14,7 +14,7 @@ def _dumps(value: Any) -> str:
     return orjson.dumps(value).decode()
 
 
-class SerialConnection(asyncpg.Connection):  # type: ignore[misc]
+class SerialConnection(asyncpg.Connection):
     """A connection whose statements wait their turn.
 
     One request owns one connection, and GraphQL resolves sibling fields concurrently; this
@@ -53,6 +53,16 @@ async def init_connection(conn: asyncpg.Connection) -> None:
         await conn.set_type_codec(kind, encoder=_dumps, decoder=orjson.loads, schema="pg_catalog")
 
 
+async def keep_session(conn: asyncpg.Connection) -> None:
+    """Reset nothing when a connection goes back to the pool.
+
+    asyncpg otherwise sends a reset query (unlock, close cursors, unlisten, RESET ALL) after
+    every request. Here the role and workspace are set with ``set_config(..., true)``, which
+    ends with the transaction, and nothing else touches session state; an unfinished
+    transaction is still rolled back by asyncpg before this runs.
+    """
+
+
 async def create_pool(dsn: str, *, min_size: int = 2, max_size: int = 10) -> asyncpg.Pool:
     """Open a pool of connections to ``dsn``."""
     pool = await asyncpg.create_pool(
@@ -62,6 +72,7 @@ async def create_pool(dsn: str, *, min_size: int = 2, max_size: int = 10) -> asy
         init=init_connection,
         command_timeout=30,
         connection_class=SerialConnection,
+        reset=keep_session,
     )
     assert pool is not None
     return pool

@@ -1,0 +1,71 @@
+"""The number of SQL statements a request costs does not grow with the page size."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import asyncpg
+import httpx
+import pytest
+
+from db.pool import SerialConnection, init_connection, keep_session
+from gateway.app import create_app
+from tests.factories import gql, load_records
+
+TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
+
+RECORDS_WITH_PARENT = """
+query($first: Int) {
+  records(object: "contacts", first: $first) {
+    edges { cursor node { id label values relation(attribute: "company") { id label values } } }
+    pageInfo { hasNextPage endCursor }
+  }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+async def counted(dsn: str, settings) -> AsyncIterator[tuple[httpx.AsyncClient, list[str]]]:
+    """A client whose app runs on connections that log every statement they send."""
+    statements: list[str] = []
+
+    async def init(conn: asyncpg.Connection) -> None:
+        await init_connection(conn)
+        conn.add_query_logger(lambda record: statements.append(record.query))
+
+    pool = await asyncpg.create_pool(dsn, min_size=1, max_size=1, init=init,
+                                     connection_class=SerialConnection, reset=keep_session)
+    app = create_app(settings, pool=pool)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
+                                 base_url="http://test") as client:
+        yield client, statements
+    await pool.close()
+
+
+def split(statements: list[str]) -> tuple[list[str], list[str]]:
+    control = [s for s in statements if s.strip().upper().startswith(TRANSACTION_CONTROL)]
+    data = [s for s in statements if s not in control]
+    return control, data
+
+
+@pytest.mark.parametrize("first", [1, 20, 100])
+async def test_records_with_parent_cost_two_statements(counted, pool, ws, first):
+    client, statements = counted
+    lines = [{"object": "companies", "external_id": f"co{i}", "label": f"Co {i}"}
+             for i in range(10)]
+    lines += [{"object": "contacts", "external_id": f"p{i}", "label": f"Person {i}",
+               "relations": {"company": {"external_id": f"co{i % 10}"}}} for i in range(120)]
+    await load_records(pool, ws.tokens["admin"], lines)
+    # asyncpg introspects a type the first time a connection meets it: warm the connection.
+    await gql(client, ws.tokens["member"], RECORDS_WITH_PARENT, {"first": first})
+    statements.clear()
+    response = await gql(client, ws.tokens["member"], RECORDS_WITH_PARENT, {"first": first})
+    edges = response.json()["data"]["records"]["edges"]
+    assert len(edges) == first
+    assert all(edge["node"]["relation"]["label"].startswith("Co ") for edge in edges)
+    control, data = split(statements)
+    # One statement resolves the token and sets the transaction's role and workspace; one
+    # fetches the page with each record's readable relations.
+    assert len(data) == 2, data
+    assert "app_begin_request" in data[0]
+    assert len(control) == 2  # BEGIN and COMMIT of the request's transaction
