@@ -146,7 +146,8 @@ async def load(args: argparse.Namespace, settings: Settings) -> int:
     if not token:
         return _fail("give --token or set SKILLMEM_TOKEN")
     lines: list[Any] = []
-    for number, text in enumerate(Path(args.file).read_text().splitlines(), start=1):
+    content = await asyncio.to_thread(Path(args.file).read_text)
+    for number, text in enumerate(content.splitlines(), start=1):
         if text.strip():
             try:
                 lines.append(json.loads(text))

@@ -16,14 +16,18 @@ GRAPHIQL_HTML = """<!doctype html>
   <script src="/static/react-dom.production.min.js"></script>
   <script src="/static/graphiql.min.js"></script>
   <script>
+    const DEFAULT_QUERY = [
+      "{", "  me {", "    kind", "    name", "    person { name email }", "    role { name }",
+      "    workspace { name }", "  }", "}", ""].join("\\n");
     const fetcher = GraphiQL.createFetcher({ url: "/graphql" });
-    const defaultHeaders = JSON.stringify({ Authorization: "Bearer <paste the token printed at start>" }, null, 2);
+    const defaultHeaders = JSON.stringify(
+      { Authorization: "Bearer <paste the token printed at start>" }, null, 2);
     ReactDOM.createRoot(document.getElementById("graphiql")).render(
       React.createElement(GraphiQL, {
         fetcher,
         defaultEditorToolsVisibility: "headers",
         headers: localStorage.getItem("graphiql:headers") || defaultHeaders,
-        defaultQuery: "{\\n  me {\\n    kind\\n    name\\n    person { name email }\\n    role { name }\\n    workspace { name }\\n  }\\n}\\n",
+        defaultQuery: DEFAULT_QUERY,
         shouldPersistHeaders: true,
       })
     );

@@ -66,7 +66,8 @@ async def post_records(request: Request) -> Response:
             return json_response(
                 plain_error(
                     Code.SCHEMA_VALIDATION_FAILED,
-                    'Send application/json (a list, or {"records": [...]}) or application/x-ndjson.',
+                    'Send application/json (a list, or {"records": [...]})'
+                    " or application/x-ndjson.",
                 ),
                 415,
             )

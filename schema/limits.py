@@ -31,7 +31,8 @@ def depth_limit_rule(max_depth: int) -> type[ValidationRule]:
                 name = node.name.value if node.name else "anonymous"
                 self.report_error(
                     GraphQLError(
-                        f"Operation '{name}' is {depth} levels deep; the depth limit is {max_depth}.",
+                        f"Operation '{name}' is {depth} levels deep;"
+                        f" the depth limit is {max_depth}.",
                         node,
                         extensions={"limit": "depth"},
                     )
