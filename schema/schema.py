@@ -5,6 +5,7 @@ from __future__ import annotations
 import strawberry
 from strawberry.schema.config import StrawberryConfig
 
+from schema.direct import use_direct_resolvers
 from schema.identity.mutations import IdentityMutation
 from schema.identity.queries import IdentityQuery
 from schema.records.queries import RecordsQuery
@@ -23,3 +24,5 @@ class Mutation(IdentityMutation):
 schema = strawberry.Schema(
     query=Query, mutation=Mutation, config=StrawberryConfig(auto_camel_case=True)
 )
+
+use_direct_resolvers(schema._schema, schema.config)

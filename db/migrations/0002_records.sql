@@ -1,5 +1,5 @@
 -- Objects (kinds of records) with their attributes, records with values, single relations,
--- sharing of private records, the change log, and role permissions per object.
+-- the change log, and role permissions per object.
 
 CREATE TABLE objects (
     workspace_id uuid NOT NULL REFERENCES workspaces ON DELETE CASCADE,
@@ -54,6 +54,9 @@ CREATE TABLE records (
     "values" jsonb NOT NULL DEFAULT '{}' CHECK (jsonb_typeof("values") = 'object'),
     visibility text NOT NULL DEFAULT 'workspace' CHECK (visibility IN ('workspace', 'private')),
     owner_member_id uuid,
+    -- The members a private record is shared with (kept on the row so the read rule is a
+    -- plain expression the planner can inline into every query).
+    shared_with uuid[] NOT NULL DEFAULT '{}',
     created_at timestamptz NOT NULL DEFAULT now(),
     updated_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (workspace_id, id),
@@ -75,15 +78,6 @@ CREATE TABLE record_links (
     FOREIGN KEY (workspace_id, target_id) REFERENCES records (workspace_id, id) ON DELETE CASCADE
 );
 CREATE INDEX record_links_by_target ON record_links (workspace_id, target_id);
-
-CREATE TABLE record_shares (
-    workspace_id uuid NOT NULL,
-    record_id uuid NOT NULL,
-    member_id uuid NOT NULL,
-    PRIMARY KEY (workspace_id, record_id, member_id),
-    FOREIGN KEY (workspace_id, record_id) REFERENCES records (workspace_id, id) ON DELETE CASCADE,
-    FOREIGN KEY (workspace_id, member_id) REFERENCES members (workspace_id, id) ON DELETE CASCADE
-);
 
 CREATE TABLE record_changes (
     workspace_id uuid NOT NULL,

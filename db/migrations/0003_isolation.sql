@@ -9,7 +9,7 @@ BEGIN
     FOREACH t IN ARRAY ARRAY[
         'workspaces', 'roles', 'members', 'agents', 'routines', 'api_keys', 'mcp_clients',
         'tokens', 'objects', 'attributes', 'role_permissions', 'records', 'record_links',
-        'record_shares', 'record_changes'
+        'record_changes'
     ] LOOP
         EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
         EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', t);
@@ -120,36 +120,38 @@ GRANT EXECUTE ON FUNCTION app_begin_workspace(uuid) TO skillmem_app;
 GRANT EXECUTE ON FUNCTION app_workspace_id() TO skillmem_app;
 
 -- The one read rule for records: the caller's role may read the object, and the record is
--- visible to the workspace or private to its owner and the people it is shared with.
+-- visible to the workspace or private to its owner and the people it is shared with. A plain
+-- expression, so the planner inlines it into each query.
 CREATE FUNCTION record_readable(r records, p_readable uuid[], p_person uuid) RETURNS boolean
 LANGUAGE sql STABLE
 AS $$
     SELECT r.object_id = ANY (p_readable)
        AND (r.visibility = 'workspace'
-            OR (p_person IS NOT NULL
-                AND (r.owner_member_id = p_person
-                     OR EXISTS (SELECT 1 FROM record_shares s
-                                 WHERE s.workspace_id = r.workspace_id
-                                   AND s.record_id = r.id AND s.member_id = p_person))))
+            OR COALESCE(r.owner_member_id = p_person OR p_person = ANY (r.shared_with), false))
 $$;
 
--- A record's single relations to records the caller may read, as a JSON array of records
--- (each with the attribute it hangs from), in attribute order.
-CREATE FUNCTION record_relations(r records, p_readable uuid[], p_person uuid) RETURNS jsonb
+-- The single relations of the given records that point to records the caller may read: one
+-- row per record that has any, its relations as a JSON array of records (each with the
+-- attribute it hangs from) in attribute order.
+CREATE FUNCTION readable_relations(p_ids uuid[], p_readable uuid[], p_person uuid)
+RETURNS TABLE (record_id uuid, relations jsonb)
 LANGUAGE sql STABLE
 AS $$
-    SELECT COALESCE(jsonb_agg(jsonb_build_object(
+    SELECT l.record_id,
+           jsonb_agg(jsonb_build_object(
                'attribute', l.attribute_slug, 'id', t.id, 'seq', t.seq, 'object', o.slug,
                'label', t.label, 'values', t."values", 'visibility', t.visibility,
                'owner_member_id', t.owner_member_id, 'created_at', t.created_at,
                'updated_at', t.updated_at)
-             ORDER BY l.attribute_slug), '[]'::jsonb)
+             ORDER BY l.attribute_slug)
       FROM record_links l
       JOIN records t ON t.workspace_id = l.workspace_id AND t.id = l.target_id
       JOIN objects o ON o.workspace_id = t.workspace_id AND o.id = t.object_id
-     WHERE l.workspace_id = r.workspace_id AND l.record_id = r.id
+     WHERE l.workspace_id = app_workspace_id()
+       AND l.record_id = ANY (p_ids)
        AND record_readable(t, p_readable, p_person)
+     GROUP BY l.record_id
 $$;
 
 GRANT EXECUTE ON FUNCTION record_readable(records, uuid[], uuid) TO skillmem_app;
-GRANT EXECUTE ON FUNCTION record_relations(records, uuid[], uuid) TO skillmem_app;
+GRANT EXECUTE ON FUNCTION readable_relations(uuid[], uuid[], uuid) TO skillmem_app;

@@ -30,27 +30,35 @@ SELECT app_workspace_id(), $1, $2, $3, $4, t.id, $6, $7
 -- Records of one object the caller may read, after a cursor, with their readable relations;
 -- optionally only those whose label contains a text, whose values contain a JSON object, or
 -- that point to a record.
-SELECT r.id, r.seq, o.slug AS object, r.label, r."values", r.visibility, r.owner_member_id,
-       r.created_at, r.updated_at, record_relations(r, $2, $3) AS relations
-  FROM records r
-  JOIN objects o ON o.workspace_id = r.workspace_id AND o.id = r.object_id
- WHERE o.slug = $1
-   AND record_readable(r, $2, $3)
-   AND r.seq > $4
-   AND ($6::text IS NULL OR strpos(lower(r.label), lower($6)) > 0)
-   AND ($7::jsonb IS NULL OR r."values" @> $7)
-   AND ($8::uuid IS NULL OR EXISTS (
-           SELECT 1 FROM record_links l
-            WHERE l.workspace_id = r.workspace_id AND l.record_id = r.id AND l.target_id = $8))
- ORDER BY r.seq
- LIMIT $5;
+WITH page AS (
+    SELECT r.id, r.seq, r.label, r."values", r.visibility, r.owner_member_id, r.created_at,
+           r.updated_at
+      FROM records r
+     WHERE r.object_id = (SELECT o.id FROM objects o WHERE o.slug = $1)
+       AND r.seq > $4
+       AND record_readable(r, $2, $3)
+       AND ($6::text IS NULL OR strpos(lower(r.label), lower($6)) > 0)
+       AND ($7::jsonb IS NULL OR r."values" @> $7)
+       AND ($8::uuid IS NULL OR EXISTS (
+               SELECT 1 FROM record_links l
+                WHERE l.workspace_id = r.workspace_id AND l.record_id = r.id
+                  AND l.target_id = $8))
+     ORDER BY r.seq
+     LIMIT $5
+)
+SELECT page.*, $1::text AS object, COALESCE(rel.relations, '[]'::jsonb) AS relations
+  FROM page
+  LEFT JOIN readable_relations(ARRAY(SELECT id FROM page), $2, $3) rel
+         ON rel.record_id = page.id
+ ORDER BY page.seq;
 
 -- name: records_by_ids
 -- Records the caller may read among the given ids, with their readable relations.
 SELECT r.id, r.seq, o.slug AS object, r.label, r."values", r.visibility, r.owner_member_id,
-       r.created_at, r.updated_at, record_relations(r, $2, $3) AS relations
+       r.created_at, r.updated_at, COALESCE(rel.relations, '[]'::jsonb) AS relations
   FROM records r
   JOIN objects o ON o.workspace_id = r.workspace_id AND o.id = r.object_id
+  LEFT JOIN readable_relations($1::uuid[], $2, $3) rel ON rel.record_id = r.id
  WHERE r.id = ANY ($1::uuid[])
    AND record_readable(r, $2, $3);
 
@@ -76,14 +84,12 @@ SELECT c.record_id, c.id, c.changed_at, c.actor_kind, c.actor_id, c.actor_name, 
 -- do to them. $1 ids, $2 object slugs and $3 external ids (pairwise), $4 readable objects,
 -- $5 the person.
 SELECT r.id, o.slug AS object, r.external_id, r.label, r."values", r.visibility,
-       r.owner_member_id, r.object_id, record_readable(r, $4, $5) AS readable,
+       r.owner_member_id, r.object_id, COALESCE(record_readable(r, $4, $5), false) AS readable,
        COALESCE((SELECT jsonb_object_agg(l.attribute_slug, l.target_id)
                    FROM record_links l
                   WHERE l.workspace_id = r.workspace_id AND l.record_id = r.id), '{}'::jsonb)
            AS links,
-       ARRAY(SELECT s.member_id FROM record_shares s
-              WHERE s.workspace_id = r.workspace_id AND s.record_id = r.id
-              ORDER BY s.member_id) AS shared_with
+       r.shared_with
   FROM records r
   JOIN objects o ON o.workspace_id = r.workspace_id AND o.id = r.object_id
  WHERE r.id = ANY ($1::uuid[])
@@ -112,13 +118,8 @@ ON CONFLICT (workspace_id, record_id, attribute_slug) DO UPDATE SET target_id = 
 DELETE FROM record_links WHERE record_id = $1 AND attribute_slug = $2;
 
 -- name: replace_shares
--- Share a private record with exactly these members.
-WITH cleared AS (
-    DELETE FROM record_shares WHERE record_id = $1 AND NOT (member_id = ANY ($2::uuid[]))
-)
-INSERT INTO record_shares (workspace_id, record_id, member_id)
-SELECT app_workspace_id(), $1, m FROM unnest($2::uuid[]) AS m
-ON CONFLICT DO NOTHING;
+-- Share a record with exactly these members.
+UPDATE records SET shared_with = $2::uuid[] WHERE id = $1;
 
 -- name: insert_change
 -- Append to a record's change log.

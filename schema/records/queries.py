@@ -8,7 +8,14 @@ from strawberry.types import Info
 from resolvers import ids, objects, records
 from resolvers.errors import Problem, invalid
 from schema.context import Context
-from schema.records.types import Record, RecordConnection, RecordFilter, RecordObject, connection
+from schema.records.types import (
+    Record,
+    RecordConnection,
+    RecordFilter,
+    RecordObject,
+    connection,
+    record,
+)
 
 
 @strawberry.type
@@ -22,7 +29,7 @@ class RecordsQuery:
     async def record(self, info: Info[Context, None], id: strawberry.ID) -> Record | None:
         principal = info.context.principal
         local = ids.decode(id, "Record", principal.workspace_id)
-        return Record(row=await records.record(info.context.conn, principal, local))
+        return record(await records.record(info.context.conn, principal, local), info)
 
     @strawberry.field(description="Records of one object the caller may read, oldest first.")
     async def records(
@@ -51,4 +58,4 @@ class RecordsQuery:
         page = await records.record_page(
             info.context.conn, principal, object, first=first, after=after, where=where
         )
-        return connection(page.records, page.has_next_page, after is not None)
+        return connection(page.records, page.has_next_page, after is not None, info)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from enum import Enum
+from uuid import UUID
 
 import strawberry
 from strawberry.scalars import JSON
@@ -130,10 +132,31 @@ class RecordRelation:
 @strawberry.type
 class Record:
     row: strawberry.Private[RecordRow]
+    workspace_id: strawberry.Private[UUID]
+    # Loads a record with its relations, for records reached through a relation.
+    load: strawberry.Private[Callable[[UUID], Awaitable[RecordRow | None]]]
+
+    async def _full_relations(self) -> list[tuple[str, RecordRow]]:
+        full = await self.load(self.row.id)
+        return (full.relations or []) if full else []
+
+    async def _relations_later(self) -> list[RecordRelation]:
+        return [
+            RecordRelation(attribute=a, record=self._child(r))
+            for a, r in await self._full_relations()
+        ]
+
+    async def _relation_later(self, attribute: str) -> Record | None:
+        return next(
+            (self._child(r) for a, r in await self._full_relations() if a == attribute), None
+        )
+
+    def _child(self, row: RecordRow) -> Record:
+        return Record(row=row, workspace_id=self.workspace_id, load=self.load)
 
     @strawberry.field
-    def id(self, info: Info[Context, None]) -> strawberry.ID:
-        return strawberry.ID(ids.encode("Record", info.context.principal.workspace_id, self.row.id))
+    def id(self) -> strawberry.ID:
+        return strawberry.ID(ids.encode("Record", self.workspace_id, self.row.id))
 
     @strawberry.field(description="The slug of the record's object.")
     def object(self) -> str:
@@ -160,27 +183,27 @@ class Record:
         return self.row.updated_at
 
     @strawberry.field(description="Single relations to records the caller may read.")
-    def relations(self, info: Info[Context, None]) -> list[RecordRelation]:
+    def relations(self) -> list[RecordRelation]:
         # Synchronous when the relations came with the record (a page, a lookup); a record
         # reached through a relation loads its own, batched.
         if self.row.relations is not None:
             return [
-                RecordRelation(attribute=a, record=Record(row=r)) for a, r in self.row.relations
+                RecordRelation(attribute=a, record=self._child(r)) for a, r in self.row.relations
             ]
-        return _relations_later(info, self.row)  # type: ignore[return-value]
+        return self._relations_later()  # type: ignore[return-value]
 
     @strawberry.field(description="The record one relation points to, if the caller may read it.")
-    def relation(self, info: Info[Context, None], attribute: str) -> Record | None:
+    def relation(self, attribute: str) -> Record | None:
         if self.row.relations is not None:
-            return _pick(self.row.relations, attribute)
-        return _relation_later(info, self.row, attribute)  # type: ignore[return-value]
+            return next((self._child(r) for a, r in self.row.relations if a == attribute), None)
+        return self._relation_later(attribute)  # type: ignore[return-value]
 
     @strawberry.field(description="The member who owns a private record.")
     async def owner(self, info: Info[Context, None]) -> Member | None:
         if self.row.owner_member_id is None:
             return None
         row = await info.context.loaders.members_by_ids.load(self.row.owner_member_id)
-        return Member(row=row, workspace_id=info.context.principal.workspace_id) if row else None
+        return Member(row=row, workspace_id=self.workspace_id) if row else None
 
     @strawberry.field(description="Who changed the record last, when, and which fields.")
     async def last_change(self, info: Info[Context, None]) -> RecordChange | None:
@@ -191,27 +214,6 @@ class Record:
     async def changes(self, info: Info[Context, None], first: int = 10) -> list[RecordChange]:
         rows = await records.changes(info.context.conn, self.row, first)
         return [RecordChange(row=row) for row in rows]
-
-
-def _pick(relations: list[tuple[str, RecordRow]], attribute: str) -> Record | None:
-    return next((Record(row=r) for a, r in relations if a == attribute), None)
-
-
-async def _full_row(info: Info[Context, None], row: RecordRow) -> list[tuple[str, RecordRow]]:
-    full = await info.context.loaders.records_by_ids.load(row.id)
-    return (full.relations or []) if full else []
-
-
-async def _relations_later(info: Info[Context, None], row: RecordRow) -> list[RecordRelation]:
-    return [
-        RecordRelation(attribute=a, record=Record(row=r)) for a, r in await _full_row(info, row)
-    ]
-
-
-async def _relation_later(
-    info: Info[Context, None], row: RecordRow, attribute: str
-) -> Record | None:
-    return _pick(await _full_row(info, row), attribute)
 
 
 @strawberry.type
@@ -255,8 +257,20 @@ class RecordFilter:
     )
 
 
-def connection(rows: list[RecordRow], has_next: bool, has_previous: bool) -> RecordConnection:
-    edges = [RecordEdge(cursor=ids.encode_cursor(r.seq), node=Record(row=r)) for r in rows]
+def record(row: RecordRow, info: Info[Context, None]) -> Record:
+    """The GraphQL record for a row read as the request's caller."""
+    context = info.context
+    return Record(
+        row=row,
+        workspace_id=context.principal.workspace_id,
+        load=context.loaders.records_by_ids.load,
+    )
+
+
+def connection(
+    rows: list[RecordRow], has_next: bool, has_previous: bool, info: Info[Context, None]
+) -> RecordConnection:
+    edges = [RecordEdge(cursor=ids.encode_cursor(r.seq), node=record(r, info)) for r in rows]
     return RecordConnection(
         edges=edges,
         page_info=PageInfo(
