@@ -12,6 +12,7 @@ import logging
 import uuid
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import parse_qsl
 
 import asyncpg
 import orjson
@@ -44,6 +45,11 @@ def _header(scope: Scope, name: bytes) -> str:
     return ""
 
 
+def _query_params(scope: Scope) -> list[tuple[str, str]]:
+    """The URL's parameters, decoded as the endpoint's ``request.query_params`` are."""
+    return parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+
+
 class PrincipalMiddleware:
     def __init__(
         self,
@@ -65,7 +71,7 @@ class PrincipalMiddleware:
             and path == "/graphql"
             and scope["method"] == "GET"
             and "text/html" in _header(scope, b"accept")
-            and b"query=" not in scope.get("query_string", b"")
+            and not any(key == "query" for key, _ in _query_params(scope))
         )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -7,6 +7,7 @@ its variables and executes with graphql-core directly, serialising with orjson.
 from __future__ import annotations
 
 import logging
+import re
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +41,11 @@ log = logging.getLogger("skillmem.graphql")
 GRAPHQL_RESPONSE = "application/graphql-response+json"
 JSON = "application/json"
 MAX_SOURCE_LENGTH = 100_000
+# The parser's own limit errors; a plain syntax error may quote the client's text, so only
+# the start of the message (which is always the parser's) is matched.
+PARSER_LIMIT = re.compile(r"^Syntax Error: (Document|Source) contains more than \d+ ")
+# Methods that must never run a mutation (Starlette answers HEAD on a GET route).
+SAFE_METHODS = ("GET", "HEAD")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +89,9 @@ class DocumentCache:
                 query, max_lexical_tokens=self.max_tokens, max_source_length=MAX_SOURCE_LENGTH
             )
         except GraphQLError as error:
-            if "more than" in error.message:
-                error.extensions = {"limit": "tokens"}
+            limit = PARSER_LIMIT.match(error.message)
+            if limit is not None:
+                error.extensions = {"limit": "tokens" if limit[1] == "Document" else "length"}
                 return Prepared(
                     None, (format_error(error, "", request_code=Code.GRAPHQL_VALIDATION_FAILED),)
                 )
@@ -153,7 +160,7 @@ class GraphQLEndpoint:
                 else "Must provide operation name if query contains multiple operations."
             )
             return self.reply(400, kind, error_body(Code.GRAPHQL_VALIDATION_FAILED, message))
-        if request.method == "GET" and operation.operation is not OperationType.QUERY:
+        if request.method in SAFE_METHODS and operation.operation is not OperationType.QUERY:
             body = error_body(
                 Code.GRAPHQL_VALIDATION_FAILED,
                 f"Only queries may be sent with GET; send {operation.operation.value}s with POST.",
@@ -212,7 +219,7 @@ class GraphQLEndpoint:
         self, request: Request
     ) -> tuple[str, dict[str, Any] | None, str | None] | Response:
         kind = media_type(request.headers.get("accept")) or GRAPHQL_RESPONSE
-        if request.method == "GET":
+        if request.method in SAFE_METHODS:
             raw: dict[str, Any] = dict(request.query_params)
             if "variables" in raw:
                 try:
