@@ -45,6 +45,19 @@ def _header(scope: Scope, name: bytes) -> str:
     return ""
 
 
+def _with_request_id(send: Send, request_id: str) -> Send:
+    """``send`` that tags every response with its request id (the one logs name)."""
+    header = (b"x-request-id", request_id.encode("latin-1"))
+
+    async def tagged(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = [h for h in message.get("headers", []) if h[0] != b"x-request-id"]
+            message = {**message, "headers": [*headers, header]}
+        await send(message)
+
+    return tagged
+
+
 def _query_params(scope: Scope) -> list[tuple[str, str]]:
     """The URL's parameters, decoded as the endpoint's ``request.query_params`` are."""
     return parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
@@ -80,6 +93,7 @@ class PrincipalMiddleware:
             return
         request_id = _header(scope, b"x-request-id")[:64] or uuid.uuid4().hex
         scope["request_id"] = request_id
+        send = _with_request_id(send, request_id)
         if self.is_public(scope):
             await self.app(scope, receive, send)
             return
@@ -137,10 +151,7 @@ class PrincipalMiddleware:
             if not graphql or ("application/json" in accept and "graphql-response" not in accept)
             else "application/graphql-response+json"
         )
-        headers = [
-            (b"content-type", f"{media}; charset=utf-8".encode()),
-            (b"x-request-id", request_id.encode()),
-        ]
+        headers = [(b"content-type", f"{media}; charset=utf-8".encode())]
         if status == 401:
             headers.append((b"www-authenticate", b'Bearer realm="skillmem"'))
         payload = orjson.dumps(body)

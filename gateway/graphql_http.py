@@ -41,6 +41,7 @@ log = logging.getLogger("skillmem.graphql")
 GRAPHQL_RESPONSE = "application/graphql-response+json"
 JSON = "application/json"
 MAX_SOURCE_LENGTH = 100_000
+MAX_CACHED_LENGTH = 20_000
 # The parser's own limit errors; a plain syntax error may quote the client's text, so only
 # the start of the message (which is always the parser's) is matched.
 PARSER_LIMIT = re.compile(r"^Syntax Error: (Document|Source) contains more than \d+ ")
@@ -78,9 +79,12 @@ class DocumentCache:
             self.entries.move_to_end(query)
             return found
         found = self._prepare(query)
-        self.entries[query] = found
-        if len(self.entries) > self.size:
-            self.entries.popitem(last=False)
+        # Only documents that run are kept, and only short ones, so that no client can fill
+        # the cache with refusals or with huge texts.
+        if found.document is not None and len(query) <= MAX_CACHED_LENGTH:
+            self.entries[query] = found
+            if len(self.entries) > self.size:
+                self.entries.popitem(last=False)
         return found
 
     def _prepare(self, query: str) -> Prepared:
@@ -169,6 +173,8 @@ class GraphQLEndpoint:
         coerced = self.coerce(operation, variables)
         if isinstance(coerced, list):
             return self.reply(400, kind, {"errors": coerced})
+        if "principal" not in request.scope:  # a second guard behind the middleware's
+            return self.reply(401, kind, error_body(Code.UNAUTHENTICATED, "A token is required."))
         context = Context(
             principal=request.scope["principal"],
             conn=request.scope["db"],

@@ -255,12 +255,17 @@ def test_cache_returns_the_same_prepared_document():
     assert documents.get("{ me { kind } }") is not first
 
 
-def test_cache_keeps_refusals_too():
+def test_cache_keeps_no_refusals_and_no_huge_documents():
     documents = cache(4)
     refused = documents.get("{ mee }")
     assert refused.document is None
     assert refused.errors[0]["extensions"]["code"] == "GRAPHQL_VALIDATION_FAILED"
-    assert documents.get("{ mee }") is refused
+    again = documents.get("{ mee }")
+    assert again == refused and again is not refused
+    huge = "{ me { name } }" + " " * 25_000
+    assert documents.get(huge).document is not None
+    assert documents.get(huge) is not documents.get(huge)
+    assert len(documents.entries) == 0
 
 
 def test_cache_evicts_the_least_recently_used():
