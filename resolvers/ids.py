@@ -32,6 +32,9 @@ def decode(global_id: str, type_name: str, workspace_id: UUID, field: str = "id"
     return parsed_local
 
 
+MAX_POSITION = 2**63 - 1
+
+
 def encode_cursor(position: int) -> str:
     """An opaque cursor for a position in a list."""
     return base64.urlsafe_b64encode(f"cursor:{position}".encode()).decode().rstrip("=")
@@ -45,6 +48,7 @@ def decode_cursor(cursor: str, field: str = "after") -> int:
         value = int(position)
     except (ValueError, binascii.Error, UnicodeError):
         raise invalid([Problem("not a valid cursor", field=field)]) from None
-    if tag != "cursor" or value < 0:
+    # A position is a bigint in the database: anything past it is no cursor of ours.
+    if tag != "cursor" or not 0 <= value <= MAX_POSITION:
         raise invalid([Problem("not a valid cursor", field=field)])
     return value

@@ -7,6 +7,7 @@ from typing import Any
 from uuid import UUID
 
 import asyncpg
+import orjson
 
 from db import records
 from db.records import ChangeRow, RecordRow
@@ -63,6 +64,14 @@ async def record_page(
     """A page of the records of ``object_slug`` the caller may read (filtered in SQL)."""
     size = check_page_size(first)
     after_seq = ids.decode_cursor(after) if after else 0
+    if where.values_contain is not None:
+        try:
+            orjson.dumps(where.values_contain)
+        except orjson.JSONEncodeError:
+            # An integer past 64 bits (only a GraphQL literal can carry one): no stored value.
+            raise invalid(
+                [Problem("not a JSON value that can be stored", field="filter.values")]
+            ) from None
     if size == 0:
         return RecordPage([], False)
     rows = await records.records_page(

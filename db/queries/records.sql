@@ -29,7 +29,7 @@ SELECT app_workspace_id(), $1, $2, $3, $4, t.id, $6, $7
 -- name: records_page
 -- Records of one object the caller may read, after a cursor, with their readable relations;
 -- optionally only those whose label contains a text, whose values contain a JSON object, or
--- that point to a record.
+-- that point to a record (one the caller may read: an unreadable one matches like a missing one).
 WITH page AS (
     SELECT r.id, r.seq, r.label, r."values", r.visibility, r.owner_member_id, r.created_at,
            r.updated_at
@@ -39,10 +39,12 @@ WITH page AS (
        AND record_readable(r, $2, $3)
        AND ($6::text IS NULL OR strpos(lower(r.label), lower($6)) > 0)
        AND ($7::jsonb IS NULL OR r."values" @> $7)
-       AND ($8::uuid IS NULL OR EXISTS (
-               SELECT 1 FROM record_links l
-                WHERE l.workspace_id = r.workspace_id AND l.record_id = r.id
-                  AND l.target_id = $8))
+       AND ($8::uuid IS NULL OR (
+               EXISTS (SELECT 1 FROM records t WHERE t.id = $8 AND record_readable(t, $2, $3))
+               AND EXISTS (
+                   SELECT 1 FROM record_links l
+                    WHERE l.workspace_id = r.workspace_id AND l.record_id = r.id
+                      AND l.target_id = $8)))
      ORDER BY r.seq
      LIMIT $5
 )
