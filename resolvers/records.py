@@ -72,8 +72,6 @@ async def record_page(
             raise invalid(
                 [Problem("not a JSON value that can be stored", field="filter.values")]
             ) from None
-    if size == 0:
-        return RecordPage([], False)
     rows = await records.records_page(
         conn,
         object_slug,

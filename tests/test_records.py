@@ -118,6 +118,7 @@ async def test_first_zero_is_empty(client, ws, companies45):
     assert connection["edges"] == []
     assert connection["pageInfo"]["startCursor"] is None
     assert connection["pageInfo"]["endCursor"] is None
+    assert connection["pageInfo"]["hasNextPage"] is True  # 45 records wait after it
 
 
 @pytest.mark.parametrize("first", [-1, 101, 10_000])
