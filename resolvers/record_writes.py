@@ -3,12 +3,13 @@ permission-checked, change log written, all or nothing, every refused line repor
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from uuid import UUID, uuid4
 
 import asyncpg
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from db import identity, records
 from db.records import ObjectRow, TargetRow
@@ -42,7 +43,7 @@ class RecordLine(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     object: str
     id: str | None = None
-    external_id: str | None = None
+    external_id: str | None = Field(default=None, min_length=1, max_length=200)
     label: str | None = None
     values: dict[str, Any] = {}
     relations: dict[str, RelationRef | None] = {}
@@ -79,13 +80,35 @@ def parse_lines(raw_lines: list[Any]) -> tuple[list[tuple[int, RecordLine]], lis
         problems.append(Problem(f"at most {MAX_LINES} lines per request", field="records"))
         return good, problems
     for number, raw in enumerate(raw_lines, start=1):
+        # PostgreSQL stores no NUL character, in text or in jsonb.
+        nul = [Problem("must not contain a NUL character", f, number) for f in _nul_fields(raw)]
+        problems.extend(nul)
         try:
-            good.append((number, RecordLine.model_validate(raw)))
+            line = RecordLine.model_validate(raw)
         except ValidationError as error:
             for item in error.errors(include_url=False, include_input=False):
                 where = ".".join(str(part) for part in item["loc"]) or None
                 problems.append(Problem(item["msg"], field=where, line=number))
+            continue
+        if not nul:
+            good.append((number, line))
     return good, problems
+
+
+def _nul_fields(value: Any, path: tuple[str, ...] = ()) -> Iterator[str | None]:
+    """Where a string or key of a raw line holds a NUL character."""
+    if isinstance(value, str) and "\x00" in value:
+        yield ".".join(path) or None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            where = (*path, str(key))
+            if "\x00" in str(key):
+                yield ".".join(where)
+            else:
+                yield from _nul_fields(item, where)
+    elif isinstance(value, list):
+        for position, item in enumerate(value):
+            yield from _nul_fields(item, (*path, str(position)))
 
 
 async def write_records(
@@ -98,8 +121,9 @@ async def write_records(
     lines, problems = parse_lines(raw_lines)
     if not raw_lines:
         problems.append(Problem("no records given", field="records"))
-    if problems:
+    if problems and not lines:
         raise _refusal(problems)
+    # The lines that parsed are still checked, so that every problem is reported at once.
     async with conn.transaction():
         batch = await _load_batch(conn, principal, [line for _, line in lines])
         results: list[LineResult] = []
@@ -109,7 +133,7 @@ async def write_records(
             if result:
                 results.append(result)
         if problems:
-            raise _refusal(problems)
+            raise _refusal(sorted(problems, key=lambda p: p.line or 0))
     return results
 
 

@@ -9,7 +9,10 @@ from typing import Any
 
 MAX_TEXT_CHARS = 10_000
 MAX_LABEL_CHARS = 500
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+# Integers JSON values are stored with (the encoder refuses larger ones).
+MIN_INT, MAX_INT = -(2**63), 2**63 - 1
 
 
 def value_problem(attribute_type: str, value: Any) -> str | None:
@@ -21,7 +24,7 @@ def value_problem(attribute_type: str, value: Any) -> str | None:
             return "must be a string"
         if len(value) > MAX_TEXT_CHARS:
             return f"must be at most {MAX_TEXT_CHARS} characters"
-        if attribute_type == "email" and not _EMAIL.match(value):
+        if attribute_type == "email" and not _EMAIL.fullmatch(value):
             return "must be an email address"
         if attribute_type == "url" and not value.startswith(("https://", "http://")):
             return "must be an http or https URL"
@@ -31,17 +34,19 @@ def value_problem(attribute_type: str, value: Any) -> str | None:
             return "must be a number"
         if isinstance(value, float) and not math.isfinite(value):
             return "must be a finite number"
+        if isinstance(value, int) and not MIN_INT <= value <= MAX_INT:
+            return "must be within the 64-bit integer range"
         return None
     if attribute_type == "boolean":
         return None if isinstance(value, bool) else "must be true or false"
     if attribute_type == "date":
-        if not isinstance(value, str):
+        if not isinstance(value, str) or not _DATE.fullmatch(value):
             return "must be a date (YYYY-MM-DD)"
         try:
             date.fromisoformat(value)
         except ValueError:
             return "must be a date (YYYY-MM-DD)"
-        return None if len(value) == 10 else "must be a date (YYYY-MM-DD)"
+        return None
     return f"has an unknown type {attribute_type}"
 
 
