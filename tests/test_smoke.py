@@ -28,7 +28,7 @@ async def test_records_page_with_relation(client, pool, ws):
     response = await gql(
         client,
         ws.tokens["member"],
-        '{ records(object: "contacts") { nodes { label relation(attribute: "company") { label } } } }',
+        '{ records(object: "contacts") { nodes { label relation(attribute: "company") { label } } } }',  # noqa: E501
     )
     assert response.json()["data"]["records"]["nodes"] == [
         {"label": "Claire", "relation": {"label": "Acme"}}

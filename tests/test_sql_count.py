@@ -33,11 +33,18 @@ async def counted(dsn: str, settings) -> AsyncIterator[tuple[httpx.AsyncClient, 
         await init_connection(conn)
         conn.add_query_logger(lambda record: statements.append(record.query))
 
-    pool = await asyncpg.create_pool(dsn, min_size=1, max_size=1, init=init,
-                                     connection_class=SerialConnection, reset=keep_session)
+    pool = await asyncpg.create_pool(
+        dsn,
+        min_size=1,
+        max_size=1,
+        init=init,
+        connection_class=SerialConnection,
+        reset=keep_session,
+    )
     app = create_app(settings, pool=pool)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
-                                 base_url="http://test") as client:
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://test"
+    ) as client:
         yield client, statements
     await pool.close()
 
@@ -51,10 +58,18 @@ def split(statements: list[str]) -> tuple[list[str], list[str]]:
 @pytest.mark.parametrize("first", [1, 20, 100])
 async def test_records_with_parent_cost_two_statements(counted, pool, ws, first):
     client, statements = counted
-    lines = [{"object": "companies", "external_id": f"co{i}", "label": f"Co {i}"}
-             for i in range(10)]
-    lines += [{"object": "contacts", "external_id": f"p{i}", "label": f"Person {i}",
-               "relations": {"company": {"external_id": f"co{i % 10}"}}} for i in range(120)]
+    lines = [
+        {"object": "companies", "external_id": f"co{i}", "label": f"Co {i}"} for i in range(10)
+    ]
+    lines += [
+        {
+            "object": "contacts",
+            "external_id": f"p{i}",
+            "label": f"Person {i}",
+            "relations": {"company": {"external_id": f"co{i % 10}"}},
+        }
+        for i in range(120)
+    ]
     await load_records(pool, ws.tokens["admin"], lines)
     # asyncpg introspects a type the first time a connection meets it: warm the connection.
     await gql(client, ws.tokens["member"], RECORDS_WITH_PARENT, {"first": first})
