@@ -34,3 +34,6 @@ schema: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.records
+
+bench-data: $(STAMP)
+	$(BIN)/python -m bench.generate
