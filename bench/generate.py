@@ -30,6 +30,7 @@ from db import identity
 from db.embedded import start_embedded
 from db.migrate import apply_migrations, migrations
 from db.pool import begin_workspace
+from resolvers.demo import CRM_OBJECTS
 from resolvers.principals import issue_token
 from resolvers.workspaces import create_object, create_workspace, grant_standard_roles
 
@@ -54,60 +55,6 @@ PRIVATE_SHARE = {"companies": 0.01, "contacts": 0.03, "deals": 0.06, "tasks": 0.
 MEMBERS = 3_000
 ROLE_COUNTS = {"admin": 30, "viewer": 570}  # every other member has the `member` role
 UPDATED_SHARE = 0.3  # records with an `update` in their change log besides their `create`
-
-# The CRM of tests/factories.py (contacts -> company, deals -> company and contact,
-# tasks -> deal, notes -> company).
-CRM_OBJECTS: list[tuple[str, str, str, list[tuple[str, str, str, str | None, int | None]]]] = [
-    (
-        "companies",
-        "Company",
-        "Companies",
-        [
-            ("domain", "Domain", "url", None, 1),
-            ("industry", "Industry", "text", None, 2),
-            ("employees", "Employees", "number", None, 3),
-        ],
-    ),
-    (
-        "contacts",
-        "Contact",
-        "Contacts",
-        [
-            ("email", "Email", "email", None, 1),
-            ("company", "Company", "relation", "companies", None),
-        ],
-    ),
-    (
-        "deals",
-        "Deal",
-        "Deals",
-        [
-            ("amount", "Amount", "number", None, 1),
-            ("close_date", "Close date", "date", None, 2),
-            ("won", "Won", "boolean", None, 3),
-            ("company", "Company", "relation", "companies", None),
-            ("contact", "Contact", "relation", "contacts", None),
-        ],
-    ),
-    (
-        "tasks",
-        "Task",
-        "Tasks",
-        [
-            ("due", "Due", "date", None, 1),
-            ("deal", "Deal", "relation", "deals", None),
-        ],
-    ),
-    (
-        "notes",
-        "Note",
-        "Notes",
-        [
-            ("body", "Body", "text", None, 1),
-            ("company", "Company", "relation", "companies", None),
-        ],
-    ),
-]
 
 FIRST_NAMES = (
     "Alice Bruno Chloe David Emma Farid Giulia Hugo Ines Jonas Karim Lea Marc Nora Oscar Paula "

@@ -25,7 +25,9 @@ MEMBERS = (
     ("Dan Petit", "dan@demo.example", "viewer"),
 )
 
-OBJECTS: list[tuple[str, str, str, list[tuple[str, str, str, str | None, int | None]]]] = [
+# A small CRM: contacts -> company, deals -> company and contact, tasks -> deal, notes ->
+# company (so tasks and notes are satellites). The demo, the tests and the benchmark share it.
+CRM_OBJECTS: list[tuple[str, str, str, list[tuple[str, str, str, str | None, int | None]]]] = [
     (
         "companies",
         "Company",
@@ -54,8 +56,19 @@ OBJECTS: list[tuple[str, str, str, list[tuple[str, str, str, str | None, int | N
             ("amount", "Amount", "number", None, 1),
             ("stage", "Stage", "text", None, 2),
             ("close_date", "Close date", "date", None, 3),
+            ("won", "Won", "boolean", None, 4),
             ("company", "Company", "relation", "companies", None),
             ("contact", "Contact", "relation", "contacts", None),
+        ],
+    ),
+    (
+        "tasks",
+        "Task",
+        "Tasks",
+        [
+            ("due", "Due", "date", None, 1),
+            ("done", "Done", "boolean", None, 2),
+            ("deal", "Deal", "relation", "deals", None),
         ],
     ),
     (
@@ -158,7 +171,7 @@ async def ensure_demo(conn: asyncpg.Connection) -> DemoStart:
 
 async def _load(conn: asyncpg.Connection) -> None:
     workspace = await create_workspace(conn, DEMO_WORKSPACE_NAME, DEMO_WORKSPACE_ID)
-    for slug, singular, plural, attributes in OBJECTS:
+    for slug, singular, plural, attributes in CRM_OBJECTS:
         object_id = await create_object(conn, slug, singular, plural, attributes)
         await grant_standard_roles(conn, workspace.roles, object_id)
     integration = await identity.insert_role(conn, uuid4(), "integration")

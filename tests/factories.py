@@ -11,61 +11,10 @@ import httpx
 
 from db import identity, records
 from resolvers import ids
+from resolvers.demo import CRM_OBJECTS
 from resolvers.principals import issue_token, principal_for_token
 from resolvers.record_writes import write_records
 from resolvers.workspaces import create_object, create_workspace, grant_standard_roles
-
-CRM_OBJECTS: list[tuple[str, str, str, list[tuple[str, str, str, str | None, int | None]]]] = [
-    (
-        "companies",
-        "Company",
-        "Companies",
-        [
-            ("domain", "Domain", "url", None, 1),
-            ("industry", "Industry", "text", None, 2),
-            ("employees", "Employees", "number", None, 3),
-        ],
-    ),
-    (
-        "contacts",
-        "Contact",
-        "Contacts",
-        [
-            ("email", "Email", "email", None, 1),
-            ("company", "Company", "relation", "companies", None),
-        ],
-    ),
-    (
-        "deals",
-        "Deal",
-        "Deals",
-        [
-            ("amount", "Amount", "number", None, 1),
-            ("close_date", "Close date", "date", None, 2),
-            ("won", "Won", "boolean", None, 3),
-            ("company", "Company", "relation", "companies", None),
-            ("contact", "Contact", "relation", "contacts", None),
-        ],
-    ),
-    (
-        "tasks",
-        "Task",
-        "Tasks",
-        [
-            ("due", "Due", "date", None, 1),
-            ("deal", "Deal", "relation", "deals", None),
-        ],
-    ),
-    (
-        "notes",
-        "Note",
-        "Notes",
-        [
-            ("body", "Body", "text", None, 1),
-            ("company", "Company", "relation", "companies", None),
-        ],
-    ),
-]
 
 
 @dataclass
