@@ -27,6 +27,9 @@ def decode(global_id: str, type_name: str, workspace_id: UUID, field: str = "id"
         parsed_workspace, parsed_local = UUID(hex=workspace), UUID(hex=local)
     except (ValueError, binascii.Error, UnicodeError):
         raise invalid([Problem("not a valid ID", field=field)]) from None
+    if encode(kind, parsed_workspace, parsed_local) != global_id:
+        # One spelling per node: no padding, no stray characters, lowercase hex.
+        raise invalid([Problem("not a valid ID", field=field)])
     if kind != type_name or parsed_workspace != workspace_id:
         raise not_found(type_name.lower())
     return parsed_local

@@ -55,3 +55,14 @@ def test_tokens_are_random_well_formed_and_stored_as_sha256():
     assert len(token_hash(first)) == 64 and token_hash(first) != token_hash(second)
     assert not well_formed(first[:-1])
     assert not well_formed("Bearer " + first)
+
+
+def test_a_node_has_one_spelling():
+    workspace, local = uuid4(), uuid4()
+    canonical = ids.encode("Record", workspace, local)
+    for variant in (canonical + "==", canonical + "\n", canonical.replace("-", "+")):
+        if variant == canonical:
+            continue
+        with pytest.raises(DomainError) as error:
+            ids.decode(variant, "Record", workspace)
+        assert error.value.code is Code.SCHEMA_VALIDATION_FAILED
