@@ -26,7 +26,7 @@ def depth_limit_rule(max_depth: int) -> type[ValidationRule]:
                 for f in self.context.document.definitions
                 if f.kind == "fragment_definition"
             }  # type: ignore[attr-defined]
-            depth = _depth(node.selection_set, fragments, 0, set())
+            depth = _height(node.selection_set, fragments, {}, set())
             if depth > max_depth:
                 name = node.name.value if node.name else "anonymous"
                 self.report_error(
@@ -41,29 +41,34 @@ def depth_limit_rule(max_depth: int) -> type[ValidationRule]:
     return DepthLimit
 
 
-def _depth(
+def _height(
     selection_set: SelectionSetNode | None,
     fragments: dict[str, Any],
-    level: int,
+    heights: dict[str, int],
     visiting: set[str],
 ) -> int:
+    """How many fields deep a selection set goes. Each fragment is measured once (``heights``),
+    so a fragment spread many times costs nothing more: no document can make this slow."""
     if selection_set is None:
-        return level
-    deepest = level
+        return 0
+    deepest = 0
     for selection in selection_set.selections:
         if isinstance(selection, FieldNode):
             if selection.name.value.startswith("__"):
                 continue  # introspection is bounded by its own rule
-            deepest = max(deepest, _depth(selection.selection_set, fragments, level + 1, visiting))
+            below = _height(selection.selection_set, fragments, heights, visiting)
+            deepest = max(deepest, 1 + below)
         elif isinstance(selection, InlineFragmentNode):
-            deepest = max(deepest, _depth(selection.selection_set, fragments, level, visiting))
+            deepest = max(deepest, _height(selection.selection_set, fragments, heights, visiting))
         elif isinstance(selection, FragmentSpreadNode):
             name = selection.name.value
             if name in visiting or name not in fragments:
                 continue  # cycles and unknown fragments are reported by the standard rules
-            deepest = max(
-                deepest, _depth(fragments[name].selection_set, fragments, level, visiting | {name})
-            )
+            if name not in heights:
+                visiting.add(name)
+                heights[name] = _height(fragments[name].selection_set, fragments, heights, visiting)
+                visiting.discard(name)
+            deepest = max(deepest, heights[name])
     return deepest
 
 

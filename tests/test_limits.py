@@ -50,11 +50,11 @@ def passed_validation(response) -> bool:
 
 
 def test_nested_builds_the_depth_it_says():
-    from schema.limits import _depth
+    from schema.limits import _height
 
     for depth in range(3, 14):
         operation = parse(nested(depth)).definitions[0]
-        assert _depth(operation.selection_set, {}, 0, set()) == depth
+        assert _height(operation.selection_set, {}, {}, set()) == depth
 
 
 @pytest.mark.parametrize("offset", [0, -1])
@@ -296,3 +296,16 @@ async def test_endpoint_parses_a_document_once(client, ws, monkeypatch):
     other = f"query Q{uuid4().hex} {{ me {{ name }} }}"
     await gql(client, ws.tokens["member"], other)
     assert parsed == [query, other]
+
+
+def test_a_doubling_fragment_chain_validates_fast():
+    """Each fragment spreads the next twice: 2**40 paths, measured once each."""
+    import time
+
+    chain = " ".join(f"fragment F{i} on Query {{ ...F{i + 1} ...F{i + 1} }}" for i in range(40))
+    document = "{ ...F0 } " + chain + " fragment F40 on Query { me { name } }"
+    documents = cache(4)
+    started = time.perf_counter()
+    prepared = documents.get(document)
+    assert time.perf_counter() - started < 2.0
+    assert prepared.document is not None, prepared.errors
