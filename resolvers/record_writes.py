@@ -286,6 +286,7 @@ async def _write_line(
             else:
                 shares.append(member)
 
+    problems += _access_problems(principal, existing, line, visibility, owner, shares, problem)
     if problems:
         return problems, None
 
@@ -309,8 +310,6 @@ async def _write_line(
         )
         if visibility != existing.visibility or owner != existing.owner_member_id:
             changed.append("visibility")
-        if changed:
-            await records.update_record(conn, record_id, label, values, visibility, owner)
 
     for slug, target in sorted(new_links.items()):
         if target is None and slug in links:
@@ -322,6 +321,9 @@ async def _write_line(
     if shares is not None and (creating or sorted(shares) != sorted(existing.shared_with)):  # type: ignore[union-attr]
         await records.replace_shares(conn, record_id, shares)
         changed.append("shared_with")
+    if changed and not creating:
+        # Written once whatever changed, so that updated_at moves with relations and shares too.
+        await records.update_record(conn, record_id, label, values, visibility, owner)
 
     gid = ids.encode("Record", principal.workspace_id, record_id)
     if not changed:
@@ -336,6 +338,42 @@ async def _write_line(
         list(dict.fromkeys(changed)),
     )
     return [], LineResult(number, gid, "create" if creating else "update")
+
+
+def _access_problems(
+    principal: Principal,
+    existing: TargetRow | None,
+    line: RecordLine,
+    visibility: str,
+    owner: UUID | None,
+    shares: list[UUID] | None,
+    problem: Any,
+) -> list[Problem]:
+    """Who a record is visible to is decided by its owner, or by a role that may update the
+    workspace's settings: nobody else widens, narrows or hands over a record."""
+    if principal.row.can_update_settings:
+        return []
+    person = principal.person_id
+    if existing is None:
+        if owner is not None and owner != person:
+            return [
+                problem(
+                    "only its owner's own request may create a record owned by a member",
+                    "owner",
+                    Code.FORBIDDEN,
+                )
+            ]
+        return []
+    changes_access = (
+        visibility != existing.visibility
+        or owner != existing.owner_member_id
+        or (shares is not None and sorted(shares) != sorted(existing.shared_with))
+    )
+    if changes_access and (person is None or existing.owner_member_id != person):
+        return [
+            problem("only the record's owner may change who sees it", "visibility", Code.FORBIDDEN)
+        ]
+    return []
 
 
 def _existing(

@@ -446,3 +446,142 @@ async def test_a_share_opens_the_record_to_another_member(client, ws, private):
     assert response.status_code == 200
     assert await labels(client, ws.tokens["viewer"], "companies") == ["Open Co"]
     assert await labels(client, ws.tokens["other"], "companies") == ["Open Co", "Secret Co"]
+
+
+# Who decides who sees a record: its owner, or a role that may update the settings ----------
+
+ACCESS_QUERY = '{ records(object: "companies") { nodes { label visibility } } }'
+
+
+async def post_access_lines(client, token, lines):
+    return await client.post(
+        "/v1/records",
+        json={"records": lines},
+        headers={"authorization": f"Bearer {token}"},
+    )
+
+
+async def company_labels(client, token):
+    response = await gql(client, token, ACCESS_QUERY)
+    return {n["label"] for n in response.json()["data"]["records"]["nodes"]}
+
+
+async def test_a_member_it_is_shared_with_cannot_widen_a_private_record(client, ws):
+    created = await post_access_lines(
+        client,
+        ws.tokens["member"],
+        [
+            {
+                "object": "companies",
+                "external_id": "secret",
+                "label": "Secret co",
+                "visibility": "private",
+                "shared_with": ["other@acmecorp.example"],
+            },
+        ],
+    )
+    assert created.status_code == 200, created.text
+    widened = await post_access_lines(
+        client,
+        ws.tokens["other"],
+        [
+            {
+                "object": "companies",
+                "external_id": "secret",
+                "visibility": "workspace",
+                "shared_with": [],
+            },
+        ],
+    )
+    assert widened.status_code == 403
+    assert widened.json()["error"]["problems"][0]["code"] == "FORBIDDEN"
+    assert "Secret co" not in await company_labels(client, ws.tokens["viewer"])
+    assert "Secret co" in await company_labels(client, ws.tokens["other"])
+
+
+async def test_an_api_key_cannot_hide_a_workspace_record(client, ws):
+    assert (
+        await post_access_lines(
+            client,
+            ws.tokens["admin"],
+            [
+                {"object": "companies", "external_id": "open", "label": "Open co"},
+            ],
+        )
+    ).status_code == 200
+    hidden = await post_access_lines(
+        client,
+        ws.tokens["api_key"],
+        [
+            {
+                "object": "companies",
+                "external_id": "open",
+                "visibility": "private",
+                "owner": "viewer@acmecorp.example",
+            },
+        ],
+    )
+    assert hidden.status_code == 403
+    assert "Open co" in await company_labels(client, ws.tokens["admin"])
+
+
+async def test_nobody_creates_a_record_private_to_someone_else(client, ws):
+    response = await post_access_lines(
+        client,
+        ws.tokens["member"],
+        [
+            {
+                "object": "companies",
+                "label": "Planted",
+                "visibility": "private",
+                "owner": "viewer@acmecorp.example",
+            },
+        ],
+    )
+    assert response.status_code == 403
+    assert "Planted" not in await company_labels(client, ws.tokens["viewer"])
+
+
+async def test_the_owner_and_a_settings_role_decide_who_sees(client, ws):
+    assert (
+        await post_access_lines(
+            client,
+            ws.tokens["member"],
+            [
+                {
+                    "object": "companies",
+                    "external_id": "mine",
+                    "label": "Mine co",
+                    "visibility": "private",
+                },
+            ],
+        )
+    ).status_code == 200
+    shared = await post_access_lines(
+        client,
+        ws.tokens["member"],
+        [
+            {
+                "object": "companies",
+                "external_id": "mine",
+                "shared_with": ["viewer@acmecorp.example"],
+            },
+        ],
+    )
+    assert shared.status_code == 200, shared.text
+    assert "Mine co" in await company_labels(client, ws.tokens["viewer"])
+    assert (
+        await post_access_lines(
+            client,
+            ws.tokens["admin"],
+            [
+                {
+                    "object": "companies",
+                    "label": "Handed over",
+                    "visibility": "private",
+                    "owner": "other@acmecorp.example",
+                },
+            ],
+        )
+    ).status_code == 200
+    assert "Handed over" in await company_labels(client, ws.tokens["other"])
