@@ -24,6 +24,8 @@ from schema.errors import DB_DOWN, error_body
 
 log = logging.getLogger("skillmem.auth")
 
+# A request waits at most this long for a connection, then answers DB_UNAVAILABLE.
+ACQUIRE_TIMEOUT_SECONDS = 5.0
 PUBLIC_PATHS = ("/healthz", "/readyz", "/static/")
 
 
@@ -112,7 +114,7 @@ class PrincipalMiddleware:
         try:
             if pool is None:
                 raise ConnectionRefusedError("no database pool")
-            async with pool.acquire() as conn, conn.transaction():
+            async with pool.acquire(timeout=ACQUIRE_TIMEOUT_SECONDS) as conn, conn.transaction():
                 principal = await principal_for_token(conn, token)
                 if principal is None:
                     held.clear()

@@ -30,6 +30,7 @@ from graphql.utilities import get_operation_ast
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
+from gateway.routes import read_capped
 from gateway.settings import Settings
 from resolvers.errors import Code
 from schema.context import Context
@@ -41,6 +42,7 @@ log = logging.getLogger("skillmem.graphql")
 GRAPHQL_RESPONSE = "application/graphql-response+json"
 JSON = "application/json"
 MAX_SOURCE_LENGTH = 100_000
+MAX_BODY_BYTES = 1024 * 1024
 MAX_CACHED_LENGTH = 20_000
 # The parser's own limit errors; a plain syntax error may quote the client's text, so only
 # the start of the message (which is always the parser's) is matched.
@@ -247,8 +249,18 @@ class GraphQLEndpoint:
                     kind,
                     error_body(Code.GRAPHQL_PARSE_FAILED, f"Send the request body as {JSON}."),
                 )
+            body = await read_capped(request, MAX_BODY_BYTES)
+            if body is None:
+                return self.reply(
+                    413,
+                    kind,
+                    error_body(
+                        Code.GRAPHQL_PARSE_FAILED,
+                        f"The request body is larger than {MAX_BODY_BYTES} bytes.",
+                    ),
+                )
             try:
-                raw = orjson.loads(await request.body())
+                raw = orjson.loads(body)
             except orjson.JSONDecodeError:
                 return self.bad(kind, "The request body is not JSON.")
             if not isinstance(raw, dict):

@@ -16,6 +16,29 @@ from schema.errors import DB_DOWN
 log = logging.getLogger("skillmem.routes")
 
 
+MAX_RECORDS_BODY_BYTES = 10 * 1024 * 1024
+
+
+async def read_capped(request: Request, limit: int) -> bytes | None:
+    """The request body, or None once it passes ``limit`` bytes (never read further)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def too_large(limit: int) -> Response:
+    message = f"The request body is larger than {limit} bytes."
+    return json_response(plain_error(Code.SCHEMA_VALIDATION_FAILED, message), 413)
+
+
 def json_response(body: object, status: int = 200) -> Response:
     return Response(orjson.dumps(body), status_code=status, media_type="application/json")
 
@@ -53,7 +76,9 @@ def domain_error_response(error: DomainError) -> Response:
 async def post_records(request: Request) -> Response:
     """Create or update records: a JSON array, `{"records": [...]}`, or JSON lines."""
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    body = await request.body()
+    body = await read_capped(request, MAX_RECORDS_BODY_BYTES)
+    if body is None:
+        return too_large(MAX_RECORDS_BODY_BYTES)
     try:
         if content_type in ("application/x-ndjson", "application/jsonl", "application/json-lines"):
             lines = [orjson.loads(line) for line in body.splitlines() if line.strip()]
@@ -97,4 +122,5 @@ async def not_found(request: Request, exc: Exception) -> Response:
 
 
 async def method_not_allowed(request: Request, exc: Exception) -> Response:
-    return JSONResponse(plain_error(Code.NOT_FOUND, "Method not allowed."), 405)
+    message = "This route does not answer this method."
+    return JSONResponse(plain_error(Code.SCHEMA_VALIDATION_FAILED, message), 405)

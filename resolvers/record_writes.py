@@ -19,6 +19,7 @@ from resolvers.principals import Principal
 from resolvers.values import label_problem, value_problem
 
 MAX_LINES = 1_000
+MAX_SHARES = 100
 # Objects whose records no record API may create or change (DESIGN §5; skills have their API).
 SYSTEM_KINDS = ("skill", "memory")
 
@@ -49,7 +50,7 @@ class RecordLine(BaseModel):
     relations: dict[str, RelationRef | None] = {}
     visibility: Literal["workspace", "private"] | None = None
     owner: str | None = None
-    shared_with: list[str] | None = None
+    shared_with: list[str] | None = Field(default=None, max_length=MAX_SHARES)
 
 
 @dataclass(slots=True)
@@ -81,7 +82,16 @@ def parse_lines(raw_lines: list[Any]) -> tuple[list[tuple[int, RecordLine]], lis
         return good, problems
     for number, raw in enumerate(raw_lines, start=1):
         # PostgreSQL stores no NUL character, in text or in jsonb.
-        nul = [Problem("must not contain a NUL character", f, number) for f in _nul_fields(raw)]
+        nul = [
+            Problem(
+                "nests too deep"
+                if f and f.endswith("(nested too deep)")
+                else "must not contain a NUL character",
+                f.removesuffix(" (nested too deep)") if f else f,
+                number,
+            )
+            for f in _nul_fields(raw)
+        ]
         problems.extend(nul)
         try:
             line = RecordLine.model_validate(raw)
@@ -95,20 +105,29 @@ def parse_lines(raw_lines: list[Any]) -> tuple[list[tuple[int, RecordLine]], lis
     return good, problems
 
 
-def _nul_fields(value: Any, path: tuple[str, ...] = ()) -> Iterator[str | None]:
-    """Where a string or key of a raw line holds a NUL character."""
-    if isinstance(value, str) and "\x00" in value:
-        yield ".".join(path) or None
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            where = (*path, str(key))
-            if "\x00" in str(key):
-                yield ".".join(where)
-            else:
-                yield from _nul_fields(item, where)
-    elif isinstance(value, list):
-        for position, item in enumerate(value):
-            yield from _nul_fields(item, (*path, str(position)))
+MAX_NESTING = 32
+
+
+def _nul_fields(value: Any) -> Iterator[str | None]:
+    """Where a string or key of a raw line holds a NUL character, or nests too deep
+    (walked without recursion: a line is hostile input)."""
+    stack: list[tuple[Any, tuple[str, ...]]] = [(value, ())]
+    while stack:
+        item, path = stack.pop()
+        if len(path) > MAX_NESTING:
+            yield ".".join(path[:MAX_NESTING]) + " (nested too deep)"
+            continue
+        if isinstance(item, str) and "\x00" in item:
+            yield ".".join(path) or None
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                where = (*path, str(key))
+                if "\x00" in str(key):
+                    yield ".".join(where)
+                else:
+                    stack.append((inner, where))
+        elif isinstance(item, list):
+            stack.extend((inner, (*path, str(n))) for n, inner in enumerate(item))
 
 
 async def write_records(

@@ -18,6 +18,8 @@ from resolvers.principals import Principal
 MAX_PAGE_SIZE = 100
 DEFAULT_PAGE_SIZE = 20
 MAX_CHANGES = 100
+MAX_LABEL_FILTER_CHARS = 200
+MAX_VALUE_FILTERS = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +66,15 @@ async def record_page(
     """A page of the records of ``object_slug`` the caller may read (filtered in SQL)."""
     size = check_page_size(first)
     after_seq = ids.decode_cursor(after) if after else 0
+    problems = []
+    if where.label_contains is not None and len(where.label_contains) > MAX_LABEL_FILTER_CHARS:
+        message = f"must be at most {MAX_LABEL_FILTER_CHARS} characters"
+        problems.append(Problem(message, field="filter.labelContains"))
+    if where.values_contain is not None and len(where.values_contain) > MAX_VALUE_FILTERS:
+        message = f"at most {MAX_VALUE_FILTERS} attributes"
+        problems.append(Problem(message, field="filter.values"))
+    if problems:
+        raise invalid(problems)
     if where.values_contain is not None:
         try:
             orjson.dumps(where.values_contain)
