@@ -19,6 +19,8 @@ class Loaders:
     members_by_ids: DataLoader[UUID, identity.MemberRow | None]
     last_changes_by_records: DataLoader[UUID, records.ChangeRow | None]
     records_by_ids: DataLoader[UUID, records.RecordRow | None]
+    # Keyed by (record id, how many entries): one statement per page size asked for.
+    changes_by_records: DataLoader[tuple[UUID, int], list[records.ChangeRow]]
 
 
 def make_loaders(conn: asyncpg.Connection, readable: list[UUID], person: UUID | None) -> Loaders:
@@ -37,8 +39,17 @@ def make_loaders(conn: asyncpg.Connection, readable: list[UUID], person: UUID | 
         found = {r.id: r for r in await records.records_by_ids(conn, list(ids), readable, person)}
         return [found.get(i) for i in ids]
 
+    async def load_changes(keys: Sequence[tuple[UUID, int]]) -> list[list[records.ChangeRow]]:
+        found: dict[tuple[UUID, int], list[records.ChangeRow]] = {key: [] for key in keys}
+        for limit in sorted({limit for _, limit in keys}):
+            wanted = [record_id for record_id, size in keys if size == limit]
+            for change in await records.changes_by_records(conn, wanted, limit):
+                found[(change.record_id, limit)].append(change)
+        return [found[key] for key in keys]
+
     return Loaders(
         members_by_ids=DataLoader(load_fn=load_members),
         last_changes_by_records=DataLoader(load_fn=load_last_changes),
         records_by_ids=DataLoader(load_fn=load_records),
+        changes_by_records=DataLoader(load_fn=load_changes),
     )

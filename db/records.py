@@ -192,11 +192,12 @@ async def last_changes_by_records(conn: asyncpg.Connection, ids: Sequence[UUID])
     return [_change(row) for row in await conn.fetch(Q["last_changes_by_records"], ids)]
 
 
-async def changes_by_record(
-    conn: asyncpg.Connection, record_id: UUID, limit: int
+async def changes_by_records(
+    conn: asyncpg.Connection, record_ids: Sequence[UUID], limit: int
 ) -> list[ChangeRow]:
-    """A record's change log, newest first."""
-    return [_change(row) for row in await conn.fetch(Q["changes_by_record"], record_id, limit)]
+    """The change logs of several records, newest first, at most ``limit`` entries each."""
+    rows = await conn.fetch(Q["changes_by_records"], list(record_ids), limit)
+    return [_change(row) for row in rows]
 
 
 async def record_targets(

@@ -97,8 +97,8 @@ async def record_page(
     return RecordPage(rows[:size], len(rows) > size)
 
 
-async def changes(conn: asyncpg.Connection, record_row: RecordRow, first: int) -> list[ChangeRow]:
-    """A readable record's change log, newest first."""
+def check_changes_size(first: int) -> int:
+    """How many change-log entries to read, within 0..MAX_CHANGES."""
     if not 0 <= first <= MAX_CHANGES:
         raise invalid([Problem(f"must be between 0 and {MAX_CHANGES}", field="first")])
-    return await records.changes_by_record(conn, record_row.id, first)
+    return first

@@ -84,3 +84,32 @@ async def test_records_with_parent_cost_two_statements(counted, pool, ws, first)
     assert len(data) == 2, data
     assert "app_begin_request" in data[0]
     assert len(control) == 2  # BEGIN and COMMIT of the request's transaction
+
+
+CHANGE_LOGS = """
+{
+  a: records(object: "contacts", first: 50) { nodes { changes(first: 2) { at fields } } }
+  b: records(object: "contacts", first: 50) { nodes { changes(first: 2) { at } } }
+  c: records(object: "companies", first: 10) { nodes { changes { operation } } }
+}
+"""
+
+
+async def test_change_logs_are_batched(counted, pool, ws):
+    client, statements = counted
+    lines = [
+        {"object": "companies", "external_id": f"co{i}", "label": f"Co {i}"} for i in range(10)
+    ]
+    lines += [
+        {"object": "contacts", "external_id": f"p{i}", "label": f"Person {i}"} for i in range(50)
+    ]
+    await load_records(pool, ws.tokens["admin"], lines)
+    await gql(client, ws.tokens["member"], CHANGE_LOGS)
+    statements.clear()
+    response = await gql(client, ws.tokens["member"], CHANGE_LOGS)
+    data = response.json()["data"]
+    assert len(data["a"]["nodes"]) == 50
+    assert all(len(node["changes"]) == 1 for node in data["a"]["nodes"])
+    _, sent = split(statements)
+    # The token, three pages, and one change-log statement per page size asked for (2 and 10).
+    assert len(sent) == 1 + 3 + 2, sent

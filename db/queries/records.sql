@@ -72,14 +72,14 @@ SELECT DISTINCT ON (c.record_id) c.record_id, c.id, c.changed_at, c.actor_kind, 
  WHERE c.record_id = ANY ($1::uuid[])
  ORDER BY c.record_id, c.id DESC;
 
--- name: changes_by_record
--- A record's change log, newest first.
-SELECT c.record_id, c.id, c.changed_at, c.actor_kind, c.actor_id, c.actor_name, c.operation,
-       c.fields
-  FROM record_changes c
- WHERE c.record_id = $1
- ORDER BY c.id DESC
- LIMIT $2;
+-- name: changes_by_records
+-- The change logs of several records, newest first, at most $2 entries each.
+SELECT record_id, id, changed_at, actor_kind, actor_id, actor_name, operation, fields
+  FROM (SELECT c.*, row_number() OVER (PARTITION BY c.record_id ORDER BY c.id DESC) AS n
+          FROM record_changes c
+         WHERE c.record_id = ANY ($1::uuid[])) numbered
+ WHERE n <= $2
+ ORDER BY record_id, id DESC;
 
 -- name: record_targets
 -- For a write: records named by id or by (object slug, external id), with what the caller may

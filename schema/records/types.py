@@ -212,7 +212,8 @@ class Record:
 
     @strawberry.field(description="The change log, newest first.")
     async def changes(self, info: Info[Context, None], first: int = 10) -> list[RecordChange]:
-        rows = await records.changes(info.context.conn, self.row, first)
+        size = records.check_changes_size(first)
+        rows = await info.context.loaders.changes_by_records.load((self.row.id, size))
         return [RecordChange(row=row) for row in rows]
 
 
