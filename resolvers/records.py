@@ -10,7 +10,7 @@ import asyncpg
 import orjson
 
 from db import records
-from db.records import ChangeRow, RecordRow
+from db.records import RecordRow
 from resolvers import ids
 from resolvers.errors import Problem, invalid, not_found
 from resolvers.principals import Principal
