@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from urllib.parse import urlsplit, urlunsplit
 from typing import Any
 from uuid import UUID
 
@@ -83,6 +84,17 @@ async def connect(dsn: str) -> asyncpg.Connection:
     conn = await asyncpg.connect(dsn, connection_class=SerialConnection)
     await init_connection(conn)
     return conn
+
+
+API_ROLE = "skillmem_api"
+
+
+def api_dsn(owner_dsn: str) -> str:
+    """The same database reached as the login role the service runs as (for servers that
+    trust local connections, like the embedded one)."""
+    parts = urlsplit(owner_dsn)
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{API_ROLE}@{host}"))
 
 
 async def begin_workspace(conn: asyncpg.Connection, workspace_id: UUID) -> None:

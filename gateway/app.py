@@ -17,7 +17,7 @@ from starlette.staticfiles import StaticFiles
 
 from db.embedded import start_embedded
 from db.migrate import apply_migrations
-from db.pool import connect, create_pool
+from db.pool import api_dsn, connect, create_pool
 from gateway import routes
 from gateway.auth import PrincipalMiddleware
 from gateway.graphiql import GRAPHIQL_HTML
@@ -36,6 +36,16 @@ async def database_url(settings: Settings) -> tuple[str, Any]:
         return settings.database_url, None
     server = await asyncio.to_thread(start_embedded, settings.data_dir)
     return server.get_uri(), server
+
+
+def request_dsn(settings: Settings, owner_dsn: str) -> str:
+    """Where requests connect: DATABASE_APP_URL, the login role on the embedded server, or
+    (one URL for both) the owner's, switching role inside each transaction."""
+    if settings.database_app_url:
+        return settings.database_app_url
+    if settings.database_url:
+        return owner_dsn
+    return api_dsn(owner_dsn)
 
 
 async def prepare_database(dsn: str) -> None:
@@ -62,7 +72,9 @@ def create_app(
         dsn, server = await database_url(settings)
         await prepare_database(dsn)
         app.state.pool = await create_pool(
-            dsn, min_size=settings.pool_min_size, max_size=settings.pool_max_size
+            request_dsn(settings, dsn),
+            min_size=settings.pool_min_size,
+            max_size=settings.pool_max_size,
         )
         app.state.server = server
         if on_ready is not None:

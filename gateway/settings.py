@@ -18,6 +18,12 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("DATABASE_URL", "SKILLMEM_DATABASE_URL"),
         description="PostgreSQL to use; unset starts the embedded server.",
     )
+    database_app_url: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("DATABASE_APP_URL", "SKILLMEM_DATABASE_APP_URL"),
+        description="The login role requests run as (skillmem_api or another member of "
+        "skillmem_app); unset: skillmem_api on the embedded server, DATABASE_URL otherwise.",
+    )
     data_dir: Path = Field(
         default=CHECKOUT / ".data" / "postgres",
         description="Where the embedded server keeps its data.",

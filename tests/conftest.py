@@ -17,7 +17,7 @@ import pytest
 
 from db.embedded import start_embedded
 from db.migrate import apply_migrations
-from db.pool import connect, create_pool
+from db.pool import api_dsn, connect, create_pool
 from gateway.app import create_app
 from gateway.settings import Settings
 from tests.factories import Workspace, make_workspace
@@ -77,13 +77,23 @@ async def pool(dsn: str) -> AsyncIterator[asyncpg.Pool]:
 
 
 @pytest.fixture(scope="session")
+async def api_pool(dsn: str) -> AsyncIterator[asyncpg.Pool]:
+    """The app's pool: the login role the service runs as, which owns nothing and holds no
+    right until a request's transaction makes it skillmem_app. (``pool`` is the owner's, for
+    setting up and inspecting.)"""
+    pool = await create_pool(api_dsn(dsn), min_size=1, max_size=8)
+    yield pool
+    await pool.close()
+
+
+@pytest.fixture(scope="session")
 def settings() -> Settings:
     return Settings(database_url=None, introspection=True)
 
 
 @pytest.fixture(scope="session")
-async def client(pool: asyncpg.Pool, settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
-    app = create_app(settings, pool=pool)
+async def client(api_pool: asyncpg.Pool, settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
+    app = create_app(settings, pool=api_pool)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
         yield client

@@ -636,3 +636,32 @@ async def test_concurrent_requests_of_two_workspaces_stay_apart(client, two):
         data = response.json()["data"]
         assert data["me"]["workspace"]["name"] == name
         assert data["records"]["nodes"] == [{"label": label}]
+
+
+async def test_the_login_role_holds_nothing_until_a_request_begins(owner, api_pool, ws):
+    role = await owner.fetchrow(
+        "SELECT rolcanlogin, rolinherit, rolsuper, rolbypassrls FROM pg_roles"
+        " WHERE rolname = 'skillmem_api'"
+    )
+    assert dict(role) == {
+        "rolcanlogin": True,
+        "rolinherit": False,
+        "rolsuper": False,
+        "rolbypassrls": False,
+    }
+    assert (
+        await owner.fetchval("SELECT count(*) FROM pg_tables WHERE tableowner = 'skillmem_api'")
+        == 0
+    )
+    async with api_pool.acquire() as conn:
+        assert await conn.fetchval("SELECT current_user") == "skillmem_api"
+        with pytest.raises(asyncpg.InsufficientPrivilegeError):
+            await conn.fetchval("SELECT count(*) FROM records")
+        async with conn.transaction():
+            row = await conn.fetchrow(
+                "SELECT * FROM app_begin_request($1)", token_hash(ws.tokens["member"])
+            )
+            assert row["workspace_id"] == ws.id
+            assert await conn.fetchval("SELECT current_user") == "skillmem_app"
+            assert await conn.fetchval("SELECT count(*) FROM members") == 4
+        assert await conn.fetchval("SELECT current_user") == "skillmem_api"

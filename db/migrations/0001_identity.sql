@@ -6,9 +6,18 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'skillmem_app') THEN
         CREATE ROLE skillmem_app NOLOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE;
     END IF;
-    -- The migrating role switches to the application role inside each request's transaction.
+    -- The migrating role switches to the application role inside each request's transaction
+    -- (when one URL serves both).
     IF NOT pg_has_role(current_user, 'skillmem_app', 'MEMBER') THEN
         EXECUTE format('GRANT skillmem_app TO %I', current_user);
+    END IF;
+    -- The role the service logs in as: it owns nothing, holds no right of its own (NOINHERIT)
+    -- and may only become skillmem_app, which each request's transaction does.
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'skillmem_api') THEN
+        CREATE ROLE skillmem_api LOGIN NOINHERIT NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE;
+    END IF;
+    IF NOT pg_has_role('skillmem_api', 'skillmem_app', 'MEMBER') THEN
+        GRANT skillmem_app TO skillmem_api;
     END IF;
 END
 $$;
