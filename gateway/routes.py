@@ -9,7 +9,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from gateway.auth import plain_error
-from resolvers.errors import Code, DomainError
+from resolvers.errors import Code, DomainError, Problem
 from resolvers.record_writes import write_records
 from schema.errors import DB_DOWN
 
@@ -81,7 +81,15 @@ async def post_records(request: Request) -> Response:
         return too_large(MAX_RECORDS_BODY_BYTES)
     try:
         if content_type in ("application/x-ndjson", "application/jsonl", "application/json-lines"):
-            lines = [orjson.loads(line) for line in body.splitlines() if line.strip()]
+            lines, refused = _json_lines(body)
+            if refused:
+                return domain_error_response(
+                    DomainError(
+                        Code.SCHEMA_VALIDATION_FAILED,
+                        f"Nothing was written: {len(refused)} line(s) are not JSON.",
+                        refused,
+                    )
+                )
         elif content_type == "application/json":
             parsed = orjson.loads(body)
             lines = parsed.get("records") if isinstance(parsed, dict) else parsed
@@ -115,6 +123,21 @@ async def post_records(request: Request) -> Response:
             "records": [{"line": r.line, "id": r.id, "operation": r.operation} for r in results],
         }
     )
+
+
+def _json_lines(body: bytes) -> tuple[list[object], list[Problem]]:
+    """Each non-blank line of a JSON-lines body, and a problem for each that is not JSON
+    (numbered by its line in the body)."""
+    lines: list[object] = []
+    refused: list[Problem] = []
+    for number, line in enumerate(body.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            lines.append(orjson.loads(line))
+        except orjson.JSONDecodeError as error:
+            refused.append(Problem(f"not JSON: {error.msg}", line=number))
+    return lines, refused
 
 
 async def not_found(request: Request, exc: Exception) -> Response:

@@ -98,3 +98,14 @@ async def test_a_method_a_route_does_not_answer_is_405_with_a_code(client, ws):
     response = await client.put("/v1/records", headers=auth(ws.tokens["admin"]))
     assert response.status_code == 405
     assert response.json()["error"]["code"] == "SCHEMA_VALIDATION_FAILED"
+
+
+async def test_each_json_line_that_is_not_json_is_listed(client, ws):
+    body = b'{"object": "companies", "label": "A"}\n{not json\n\n{"object": 1\n'
+    response = await client.post(
+        "/v1/records",
+        content=body,
+        headers={**auth(ws.tokens["admin"]), "content-type": "application/x-ndjson"},
+    )
+    assert response.status_code == 400
+    assert [p["line"] for p in response.json()["error"]["problems"]] == [2, 4]
