@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from urllib.parse import urlsplit, urlunsplit
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 from uuid import UUID
 
 import asyncpg

@@ -18,7 +18,7 @@ from starlette.staticfiles import StaticFiles
 from db.embedded import start_embedded
 from db.migrate import apply_migrations
 from db.pool import api_dsn, connect, create_pool
-from gateway import routes
+from gateway import routes, skill_routes
 from gateway.auth import PrincipalMiddleware
 from gateway.graphiql import GRAPHIQL_HTML
 from gateway.graphql_http import GraphQLEndpoint
@@ -91,6 +91,8 @@ def create_app(
         routes=[
             Route("/graphql", endpoint.handle, methods=["GET", "POST"]),
             Route("/v1/records", routes.post_records, methods=["POST"]),
+            Route("/skills/import", skill_routes.import_skills, methods=["POST"]),
+            Route("/skills/export", skill_routes.export_skills, methods=["POST"]),
             Route("/healthz", routes.healthz, methods=["GET"]),
             Route("/readyz", routes.readyz, methods=["GET"]),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),

@@ -177,6 +177,34 @@ async def load(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def skills_command(args: argparse.Namespace) -> int:
+    from gateway import skill_folders
+
+    token = args.token or _env_token()
+    if not token:
+        return _fail("give --token or set SKILLMEM_TOKEN")
+    root = Path(args.dir)
+    if args.action == "push":
+        if not root.is_dir():
+            return _fail(f"{root} is not a folder")
+        status, answer, skipped = skill_folders.push(root, args.url, token)
+        for path in skipped:
+            print(f"skipped {path} (not a regular file)", file=sys.stderr)
+        if status != 200:
+            print(json.dumps(answer, indent=2), file=sys.stderr)
+            return 1
+        for item in answer.get("skills", []):  # type: ignore[attr-defined]
+            print(f"{item['operation']:9} {item['name']} (version {item['version']})")
+        return 0
+    status, result = skill_folders.pull(root, args.url, token, args.names or None)
+    if status != 200:
+        print(json.dumps(result, indent=2), file=sys.stderr)
+        return 1
+    for name in result:
+        print(f"wrote {root / name}/")
+    return 0
+
+
 def schema_sdl(args: argparse.Namespace) -> int:
     from schema.schema import schema
 
@@ -238,6 +266,18 @@ def parser() -> argparse.ArgumentParser:
     load_cmd = commands.add_parser("load", help="create or update records from a JSON-lines file")
     load_cmd.add_argument("file")
     load_cmd.add_argument("--token", help="acts as this token's principal (or SKILLMEM_TOKEN)")
+    skills_cmd = commands.add_parser("skills", help="skills as folders on disk, over HTTP")
+    skills_actions = skills_cmd.add_subparsers(dest="action", required=True)
+    for action, text in (
+        ("pull", "write the caller's skills as folders in DIR"),
+        ("push", "import every skill folder in DIR"),
+    ):
+        sub = skills_actions.add_parser(action, help=text)
+        sub.add_argument("dir")
+        sub.add_argument("--url", default="http://127.0.0.1:8000", help="the API's base URL")
+        sub.add_argument("--token", help="a bearer token (or SKILLMEM_TOKEN)")
+        if action == "pull":
+            sub.add_argument("names", nargs="*", help="only these skills")
     schema_cmd = commands.add_parser("schema", help="print the GraphQL schema (SDL)")
     schema_cmd.add_argument("--check", action="store_true", help="fail when schema.graphql differs")
     return top
@@ -248,6 +288,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if args.command == "schema":
         return schema_sdl(args)
+    if args.command == "skills":
+        return skills_command(args)
     settings = Settings()
     if args.command == "serve":
         return serve(args, settings)

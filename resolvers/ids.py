@@ -55,3 +55,20 @@ def decode_cursor(cursor: str, field: str = "after") -> int:
     if tag != "cursor" or not 0 <= value <= MAX_POSITION:
         raise invalid([Problem("not a valid cursor", field=field)])
     return value
+
+
+def encode_text_cursor(key: str) -> str:
+    """An opaque cursor for a position in a list ordered by text (a name)."""
+    return base64.urlsafe_b64encode(f"after:{key}".encode()).decode().rstrip("=")
+
+
+def decode_text_cursor(cursor: str, field: str = "after") -> str:
+    """The text position behind a cursor; a malformed cursor is a validation error."""
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        tag, _, key = base64.urlsafe_b64decode(padded.encode()).decode().partition(":")
+    except (ValueError, binascii.Error, UnicodeError):
+        raise invalid([Problem("not a valid cursor", field=field)]) from None
+    if tag != "after" or encode_text_cursor(key) != cursor:
+        raise invalid([Problem("not a valid cursor", field=field)])
+    return key

@@ -9,15 +9,17 @@ from schema.direct import use_direct_resolvers
 from schema.identity.mutations import IdentityMutation
 from schema.identity.queries import IdentityQuery
 from schema.records.queries import RecordsQuery
+from schema.skills.mutations import SkillsMutation
+from schema.skills.queries import SkillsQuery
 
 
 @strawberry.type
-class Query(IdentityQuery, RecordsQuery):
+class Query(IdentityQuery, RecordsQuery, SkillsQuery):
     pass
 
 
 @strawberry.type
-class Mutation(IdentityMutation):
+class Mutation(IdentityMutation, SkillsMutation):
     pass
 
 

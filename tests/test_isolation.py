@@ -16,7 +16,8 @@ import pytest
 from db.identity import insert_routine
 from db.pool import begin_workspace, create_pool
 from gateway.app import create_app
-from resolvers.principals import token_hash
+from resolvers import skills
+from resolvers.principals import principal_for_token, token_hash
 from resolvers.workspaces import create_object, grant_standard_roles
 from tests.factories import Workspace, codes, gql, load_records
 
@@ -62,10 +63,21 @@ async def workspace_tables(conn: asyncpg.Connection) -> list[str]:
 
 
 async def fill(pool: asyncpg.Pool, ws: Workspace, prefix: str) -> list[str]:
-    """Rows in every workspace table: a routine, records with a relation, a share, changes."""
+    """Rows in every workspace table: a routine, records with a relation, a share, changes, a
+    skill with a file and a lesson."""
     async with pool.acquire() as conn, conn.transaction():
         await begin_workspace(conn, ws.id)
         await insert_routine(conn, uuid.uuid4(), f"{prefix} nightly", ws.members["admin"])
+        admin = await principal_for_token(conn, ws.tokens["admin"])
+        assert admin is not None
+        await skills.create_skill(
+            conn,
+            admin,
+            name="house-style",
+            description=f"How {prefix} writes.",
+            files=[skills.NewFile("references/tone.md", f"Tone of {prefix}.".encode())],
+        )
+        await skills.record_skill_use(conn, admin, "house-style", "Keep it short.")
     return await load_records(
         pool,
         ws.tokens["member"],

@@ -1,0 +1,179 @@
+-- name: skill_by_name
+-- A skill the caller may read, at a version ($2, NULL for the latest), with that version.
+SELECT s.id, s.name, s.parent_id, p.name AS parent_name, s.latest_version, s.use_count,
+       s.last_used_at, s.source, s.created_at, s.updated_at, r.visibility, r.owner_member_id,
+       v.version, v.description, v.content, v.extra_frontmatter, v.author_kind, v.author_name,
+       v.created_at AS version_created_at
+  FROM skills s
+  JOIN records r ON r.workspace_id = s.workspace_id AND r.id = s.id
+  JOIN skill_versions v
+    ON v.workspace_id = s.workspace_id AND v.skill_id = s.id
+   AND v.version = COALESCE($2, s.latest_version)
+  LEFT JOIN skills p ON p.workspace_id = s.workspace_id AND p.id = s.parent_id
+ WHERE s.name = $1
+   AND record_readable(r, $3, $4);
+
+-- name: skill_activation
+-- A readable skill at a version with its files (never their content), in one statement.
+SELECT s.id, s.name, v.version, v.content,
+       COALESCE((SELECT jsonb_agg(jsonb_build_object(
+                            'path', f.path, 'sha256', f.sha256, 'size', f.size, 'mode', f.mode)
+                          ORDER BY f.path)
+                   FROM skill_files f
+                  WHERE f.workspace_id = s.workspace_id AND f.skill_id = s.id
+                    AND f.version = v.version), '[]'::jsonb) AS files
+  FROM skills s
+  JOIN records r ON r.workspace_id = s.workspace_id AND r.id = s.id
+  JOIN skill_versions v
+    ON v.workspace_id = s.workspace_id AND v.skill_id = s.id
+   AND v.version = COALESCE($2, s.latest_version)
+ WHERE s.name = $1
+   AND record_readable(r, $3, $4);
+
+-- name: skill_catalog
+-- Every readable skill's name, latest description, use count and last update, in name order,
+-- leaving out skills whose frontmatter disables model invocation.
+SELECT s.name, v.description, s.use_count, s.updated_at
+  FROM skills s
+  JOIN records r ON r.workspace_id = s.workspace_id AND r.id = s.id
+  JOIN skill_versions v
+    ON v.workspace_id = s.workspace_id AND v.skill_id = s.id AND v.version = s.latest_version
+ WHERE record_readable(r, $1, $2)
+   AND NOT COALESCE(v.extra_frontmatter->'disable-model-invocation' = 'true'::jsonb, false)
+ ORDER BY s.name;
+
+-- name: skills_page
+-- Readable skills in name order after a name, optionally whose name contains a text or whose
+-- parent is a skill; with their latest version.
+SELECT s.id, s.name, s.parent_id, p.name AS parent_name, s.latest_version, s.use_count,
+       s.last_used_at, s.source, s.created_at, s.updated_at, r.visibility, r.owner_member_id,
+       v.version, v.description, v.content, v.extra_frontmatter, v.author_kind, v.author_name,
+       v.created_at AS version_created_at
+  FROM skills s
+  JOIN records r ON r.workspace_id = s.workspace_id AND r.id = s.id
+  JOIN skill_versions v
+    ON v.workspace_id = s.workspace_id AND v.skill_id = s.id AND v.version = s.latest_version
+  LEFT JOIN skills p ON p.workspace_id = s.workspace_id AND p.id = s.parent_id
+ WHERE s.name > $3
+   AND record_readable(r, $1, $2)
+   AND ($5::text IS NULL OR strpos(s.name, lower($5)) > 0)
+   AND ($6::text IS NULL OR p.name = $6)
+ ORDER BY s.name
+ LIMIT $4;
+
+-- name: skill_names
+-- Skills holding any of the given names, readable or not, with whether the caller may read them.
+SELECT s.name, s.id, COALESCE(record_readable(r, $2, $3), false) AS readable
+  FROM skills s
+  JOIN records r ON r.workspace_id = s.workspace_id AND r.id = s.id
+ WHERE s.name = ANY ($1::text[]);
+
+-- name: skill_versions
+-- A skill's versions, newest first.
+SELECT version, description, author_kind, author_name, created_at
+  FROM skill_versions
+ WHERE skill_id = $1
+ ORDER BY version DESC;
+
+-- name: skill_files
+-- The files of a skill's version (never their content).
+SELECT path, sha256, size, mode
+  FROM skill_files
+ WHERE skill_id = $1 AND version = $2
+ ORDER BY path;
+
+-- name: skill_file
+-- One file of a skill's version, with its content.
+SELECT f.path, f.sha256, f.size, f.mode, b.content
+  FROM skill_files f
+  JOIN skill_blobs b ON b.workspace_id = f.workspace_id AND b.sha256 = f.sha256
+ WHERE f.skill_id = $1 AND f.version = $2 AND f.path = $3;
+
+-- name: skill_file_contents
+-- Every file of several skills' versions with its content: ($1 skill ids, $2 versions pairwise).
+SELECT f.skill_id, f.path, f.mode, b.content
+  FROM unnest($1::uuid[], $2::integer[]) AS want(skill_id, version)
+  JOIN skill_files f ON f.skill_id = want.skill_id AND f.version = want.version
+  JOIN skill_blobs b ON b.workspace_id = f.workspace_id AND b.sha256 = f.sha256
+ ORDER BY f.skill_id, f.path;
+
+-- name: sub_skill_names
+-- The names of a skill's readable sub-skills.
+SELECT s.name
+  FROM skills s
+  JOIN records r ON r.workspace_id = s.workspace_id AND r.id = s.id
+ WHERE s.parent_id = $1 AND record_readable(r, $2, $3)
+ ORDER BY s.name;
+
+-- name: object_id
+-- The id of an object by its slug.
+SELECT id FROM objects WHERE slug = $1;
+
+-- name: insert_skill
+-- Create a skill for an existing record.
+INSERT INTO skills (workspace_id, id, name, parent_id, source)
+VALUES (app_workspace_id(), $1, $2, $3, $4);
+
+-- name: insert_version
+-- Add a version of a skill and make it the latest.
+WITH added AS (
+    INSERT INTO skill_versions (workspace_id, skill_id, version, description, content,
+                                extra_frontmatter, author_kind, author_id, author_name)
+    VALUES (app_workspace_id(), $1, $2, $3, $4, $5, $6, $7, $8)
+    RETURNING skill_id, version
+)
+UPDATE skills SET latest_version = added.version, updated_at = now()
+  FROM added
+ WHERE skills.id = added.skill_id;
+
+-- name: insert_blobs
+-- Store file contents by sha256 (each once per workspace).
+INSERT INTO skill_blobs (workspace_id, sha256, size, content)
+SELECT app_workspace_id(), b.sha256, length(b.content), b.content
+  FROM unnest($1::text[], $2::bytea[]) AS b(sha256, content)
+ON CONFLICT (workspace_id, sha256) DO NOTHING;
+
+-- name: insert_files
+-- Give a version its files: paths, sha256, sizes and modes, pairwise.
+INSERT INTO skill_files (workspace_id, skill_id, version, path, sha256, size, mode)
+SELECT app_workspace_id(), $1, $2, f.path, f.sha256, f.size, f.mode
+  FROM unnest($3::text[], $4::text[], $5::integer[], $6::integer[]) AS f(path, sha256, size, mode);
+
+-- name: copy_files
+-- Give a new version the files of an older one, but for the listed paths.
+INSERT INTO skill_files (workspace_id, skill_id, version, path, sha256, size, mode)
+SELECT workspace_id, skill_id, $3, path, sha256, size, mode
+  FROM skill_files
+ WHERE skill_id = $1 AND version = $2 AND NOT (path = ANY ($4::text[]));
+
+-- name: record_use
+-- Count one use of a skill.
+UPDATE skills SET use_count = use_count + 1, last_used_at = now() WHERE id = $1
+RETURNING use_count;
+
+-- name: insert_lesson
+-- Keep a dated lesson learned while using a skill.
+INSERT INTO skill_lessons (workspace_id, skill_id, day, text)
+VALUES (app_workspace_id(), $1, $2, $3);
+
+-- name: waiting_lessons
+-- A skill's lessons not yet folded into its body, oldest first.
+SELECT id, day, text FROM skill_lessons
+ WHERE skill_id = $1 AND folded_in IS NULL
+ ORDER BY id;
+
+-- name: fold_lessons
+-- Mark lessons as folded into a version.
+UPDATE skill_lessons SET folded_in = $2 WHERE skill_id = $1 AND id = ANY ($3::bigint[]);
+
+-- name: delete_skill_record
+-- Delete a skill (its record, and with it every version and file reference).
+DELETE FROM records WHERE id = $1;
+
+-- name: has_sub_skills
+-- Whether any skill, readable or not, is filed under this one.
+SELECT EXISTS (SELECT 1 FROM skills WHERE parent_id = $1);
+
+-- name: record_shared_with
+-- The members a record is shared with.
+SELECT shared_with FROM records WHERE id = $1;

@@ -1,0 +1,19 @@
+"""The one clock (DESIGN §1): tests stand it on any day."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+_now: Callable[[], datetime] = lambda: datetime.now(UTC)  # noqa: E731
+
+
+def now() -> datetime:
+    """The current time, timezone-aware."""
+    return _now()
+
+
+def set_clock(clock: Callable[[], datetime] | None) -> None:
+    """Replace the clock (None restores the system clock)."""
+    global _now
+    _now = clock or (lambda: datetime.now(UTC))
