@@ -167,7 +167,10 @@ async def test_the_catalog_leaves_out_disabled_and_hides_dormant_descriptions(cl
 async def test_polish_folds_three_lessons_and_refuses_fewer(client, ws):
     token = ws.tokens["member"]
     await create(client, token)
-    use = 'mutation($l: String) { recordSkillUse(name: "invoice-followup", lesson: $l) { useCount lessons { text } } }'
+    use = (
+        'mutation($l: String) { recordSkillUse(name: "invoice-followup", lesson: $l)'
+        " { useCount lessons { text } } }"
+    )
     for n in range(2):
         await gql(client, token, use, {"l": f"lesson number {n}"})
     polish = (
