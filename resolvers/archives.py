@@ -19,7 +19,7 @@ import unicodedata
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from resolvers.errors import Code, DomainError, Problem
@@ -126,6 +126,12 @@ def read_archive(
     else:
         raise _refused([_archive_problem(kind)])
 
+    # `tar -C dir .` names everything from "./": one leading "./" is the archive's own root.
+    members = [
+        replace(m, path=m.path[2:]) if m.path.startswith("./") else m
+        for m in members
+        if not (m.kind == "dir" and m.path in (".", "./"))
+    ]
     problems: list[Problem] = []
     for member in members:
         reason = path_problem(member.path)
