@@ -10,6 +10,7 @@ import asyncpg
 
 from db import identity, records
 from db.pool import begin_workspace
+from resolvers import skills
 from resolvers.principals import issue_token, principal_for_token
 from resolvers.record_writes import write_records
 from resolvers.workspaces import create_object, create_workspace, grant_standard_roles
@@ -147,6 +148,27 @@ RECORDS: list[dict[str, Any]] = [
 ]
 
 
+INVOICE_FOLLOWUP = """## Overview
+Write a short, polite reminder for an unpaid invoice.
+
+## When to use
+- When asked to chase, follow up on or remind about a payment.
+- Don't use when the invoice is disputed: hand it to a person instead.
+
+## Instructions
+1. Read the invoice record: number, amount, due date, contact.
+2. Run `scripts/days-late.sh DUE_DATE` to know how late it is.
+3. Write three sentences: the invoice, the amount and date, one clear ask.
+4. Sign with the sender's first name only.
+
+## Check
+The message names the invoice number, the amount and the due date, and asks one thing.
+
+## What to avoid
+- Never threaten fees or legal action.
+"""
+
+
 @dataclass(frozen=True, slots=True)
 class DemoStart:
     created: bool
@@ -195,3 +217,19 @@ async def _load(conn: asyncpg.Connection) -> None:
     principal = await principal_for_token(conn, loader)
     assert principal is not None
     await write_records(conn, principal, RECORDS)
+    await skills.create_skill(
+        conn,
+        principal,
+        name="invoice-followup",
+        description="Chase an unpaid invoice politely: use when someone asks to chase, follow "
+        "up on or remind about a payment.",
+        content=INVOICE_FOLLOWUP,
+        files=[
+            skills.NewFile(
+                "scripts/days-late.sh",
+                b"#!/bin/sh\n# days-late DUE_DATE: how many days an invoice is late\n"
+                b'echo $(( ($(date +%s) - $(date -d "$1" +%s)) / 86400 ))\n',
+                skills.EXECUTABLE,
+            )
+        ],
+    )
