@@ -295,7 +295,8 @@ async def put_skill_file(
     stored = NewFile(drive_path(file.path), file.content, file.mode)
     current = [f.path for f in await skills.skill_files(conn, found.id, found.version)]
     paths = [p for p in current if p != stored.path] + [stored.path]
-    problems = [p for p in file_path_problems(paths) if p.field and stored.path in p.field]
+    # The stored paths passed these rules already: whatever is refused now is the new file's.
+    problems = file_path_problems(paths)
     if problems:
         raise invalid(problems)
     async with conn.transaction():

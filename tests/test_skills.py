@@ -245,3 +245,25 @@ async def test_a_sub_skill_takes_its_parents_access(client, ws):
     assert codes(hidden) == ["NOT_FOUND"]
     subs = await gql(client, member, '{ skill(name: "parent-skill") { subSkills } }')
     assert subs.json()["data"]["skill"]["subSkills"] == ["child-skill"]
+
+
+async def test_a_file_past_the_500th_or_too_deep_is_refused(client, pool, ws):
+    from resolvers import skills
+    from resolvers.principals import principal_for_token
+
+    async with pool.acquire() as conn, conn.transaction():
+        member = await principal_for_token(conn, ws.tokens["member"])
+        await skills.create_skill(
+            conn,
+            member,
+            name="many-files",
+            description="Five hundred files.",
+            files=[skills.NewFile(f"assets/f{i:03}.txt", b"x") for i in range(500)],
+        )
+    put = {"name": "many-files", "text": "y", "x": False}
+    past = await gql(client, ws.tokens["member"], PUT_FILE, {**put, "path": "assets/one-more.txt"})
+    assert codes(past) == ["SCHEMA_VALIDATION_FAILED"]
+    replaced = await gql(client, ws.tokens["member"], PUT_FILE, {**put, "path": "assets/f000.txt"})
+    assert replaced.json()["data"]["putSkillFile"]["version"] == 2
+    deep = await gql(client, ws.tokens["member"], PUT_FILE, {**put, "path": "a/b/c/d/e/f/x.txt"})
+    assert codes(deep) == ["SCHEMA_VALIDATION_FAILED"]
