@@ -83,6 +83,10 @@ def create_app(
             yield
         finally:
             await app.state.pool.close()
+            if server is not None:
+                # Stop the embedded server now: uvicorn ends a SIGTERM'd process by re-raising
+                # the signal, which skips the atexit hook that would stop it otherwise.
+                await asyncio.to_thread(server.cleanup)
 
     endpoint = GraphQLEndpoint(
         schema._schema, settings, GRAPHIQL_HTML if settings.introspection else None
