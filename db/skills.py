@@ -305,3 +305,8 @@ async def record_shared_with(conn: asyncpg.Connection, record_id: UUID) -> list[
     """The members a record is shared with."""
     value: list[UUID] | None = await conn.fetchval(Q["record_shared_with"], record_id)
     return value or []
+
+
+async def lock_skill(conn: asyncpg.Connection, name: str) -> None:
+    """Hold the skill's row until the transaction ends (versions are written one at a time)."""
+    await conn.execute(Q["lock_skill"], name)

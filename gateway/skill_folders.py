@@ -9,8 +9,16 @@ import stat
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
-from resolvers.archives import ArchiveFile, ArchiveFolder, read_archive, write_zip
+from resolvers.archives import (
+    MAX_ARCHIVE_BYTES,
+    ArchiveFile,
+    ArchiveFolder,
+    read_archive,
+    write_zip,
+)
+from resolvers.skill_rules import name_problems
 
 SKILL_FILES = ("SKILL.md", "skill.md")
 
@@ -38,8 +46,27 @@ def read_folders(root: Path) -> tuple[list[ArchiveFolder], list[str]]:
     return folders, skipped
 
 
+def unsafe_folders(root: Path, folders: list[ArchiveFolder]) -> list[str]:
+    """Why some folders of an answer will not be written (a hostile or broken server): a name
+    that is not a skill name, no SKILL.md, or a folder of DIR that is no skill."""
+    refused = []
+    for folder in folders:
+        target = root / folder.name
+        if name_problems(folder.name):
+            refused.append(f"{folder.name!r} is not a skill name")
+        elif not any(name in folder.files for name in SKILL_FILES):
+            refused.append(f"{folder.name} holds no SKILL.md")
+        elif target.is_symlink() or (
+            target.exists()
+            and not (target.is_dir() and any((target / n).is_file() for n in SKILL_FILES))
+        ):
+            refused.append(f"{target} exists and is not a skill folder: left alone")
+    return refused
+
+
 def write_folders(root: Path, folders: list[ArchiveFolder]) -> None:
-    """Write each skill as ``root/<name>/``, replacing what that folder held."""
+    """Write each skill as ``root/<name>/``, replacing what that skill folder held (checked
+    first with ``unsafe_folders``)."""
     root.mkdir(parents=True, exist_ok=True)
     for folder in folders:
         target = root / folder.name
@@ -63,9 +90,16 @@ def _post(url: str, token: str, body: bytes, content_type: str) -> tuple[int, by
     )
     try:
         with urllib.request.urlopen(request, timeout=120) as response:  # noqa: S310
-            return response.status, response.read()
+            return response.status, _bounded(response)
     except urllib.error.HTTPError as error:
-        return error.code, error.read()
+        return error.code, _bounded(error)
+
+
+def _bounded(response: Any) -> bytes:
+    data: bytes = response.read(MAX_ARCHIVE_BYTES + 1)
+    if len(data) > MAX_ARCHIVE_BYTES:
+        raise ValueError(f"the answer is larger than {MAX_ARCHIVE_BYTES} bytes")
+    return data
 
 
 def push(root: Path, base_url: str, token: str) -> tuple[int, dict[str, object], list[str]]:
@@ -88,5 +122,10 @@ def pull(
     if status != 200:
         return status, json.loads(data or b"{}")
     folders = read_archive(data)
+    if names:
+        folders = [f for f in folders if f.name in names]
+    refused = unsafe_folders(root, folders)
+    if refused:
+        return 0, {"error": {"message": "Nothing was written.", "problems": refused}}
     write_folders(root, folders)
     return status, [folder.name for folder in folders]

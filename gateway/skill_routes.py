@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import orjson
-from resolvers.archives import MAX_ARCHIVE_BYTES, read_archive, write_tar_gz, write_zip
 from starlette.requests import Request
 from starlette.responses import Response
 
 from gateway.auth import plain_error
 from gateway.routes import domain_error_response, json_response, read_capped, too_large
+from resolvers.archives import MAX_ARCHIVE_BYTES, read_archive, write_tar_gz, write_zip
 from resolvers.errors import Code, DomainError
 from resolvers.skill_transfer import export_folders, import_folders
 
@@ -24,7 +26,9 @@ async def import_skills(request: Request) -> Response:
     if data is None:
         return too_large(MAX_ARCHIVE_BYTES)
     try:
-        folders = read_archive(
+        # Unpacking and checking are CPU work on hostile input: off the event loop.
+        folders = await asyncio.to_thread(
+            read_archive,
             data,
             filename=request.query_params.get("filename"),
             content_type=request.headers.get("content-type"),
@@ -58,6 +62,7 @@ async def export_skills(request: Request) -> Response:
     if (
         options is None
         or not isinstance(options, dict)
+        or not isinstance(kind, str)
         or kind not in EXPORT_FORMATS
         or (
             names is not None

@@ -632,14 +632,26 @@ class _GuardedTarInfo(tarfile.TarInfo):
         return found
 
 
+_GZIP_RATIO_FLOOR_BYTES = 8 * 1024 * 1024
+
+
 def _gzip_members(data: bytes, problems: list[Problem]) -> tuple[list[_Member], bool]:
-    cap = MAX_TOTAL_BYTES + MAX_ENTRIES * _TAR_OVERHEAD_PER_ENTRY + _TAR_SLACK
+    size_cap = MAX_TOTAL_BYTES + MAX_ENTRIES * _TAR_OVERHEAD_PER_ENTRY + _TAR_SLACK
+    # The whole stream may unpack to at most MAX_RATIO times its size (with a floor for small
+    # archives, whose tar padding alone compresses far better): a bomb stops here, early.
+    ratio_cap = max(MAX_RATIO * len(data), _GZIP_RATIO_FLOOR_BYTES)
+    cap = min(size_cap, ratio_cap)
     buffer = io.BytesIO()
     try:
         for chunk in _decompress(memoryview(data), gzip_stream=True, budget=cap):
             buffer.write(chunk)
     except _Corrupt as exc:
         problems.append(_archive_problem(f"is not a readable gzip file ({exc})"))
+        return [], True
+    if buffer.tell() > cap and cap < size_cap:
+        problems.append(
+            _archive_problem(f"unpacks to more than {MAX_RATIO} times its size (a gzip bomb?)")
+        )
         return [], True
     truncated = buffer.tell() > cap
     buffer.seek(0)

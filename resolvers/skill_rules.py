@@ -37,6 +37,10 @@ MAX_FILES = 500
 MAX_FOLDER_DEPTH = 5
 # Longest file or folder name most file systems store (in UTF-8 bytes).
 MAX_SEGMENT_BYTES = 255
+MAX_PATH_CHARS = 1024
+# Read no further than this into a SKILL.md: its YAML parser is slower than linear.
+MAX_FRONTMATTER_CHARS = 16 * 1024
+MAX_METADATA_KEYS = 100
 
 # The skills the product ships; their names are reserved.
 SHIPPED_SKILL_NAMES: frozenset[str] = frozenset()
@@ -290,6 +294,9 @@ def _metadata_problems(metadata: object) -> list[Problem]:
         ]
     if not metadata:
         return [Problem("'metadata' is empty; omit it instead.", "frontmatter.metadata")]
+    if len(metadata) > MAX_METADATA_KEYS:
+        message = f"'metadata' has {len(metadata)} entries; at most {MAX_METADATA_KEYS}."
+        return [Problem(message, "frontmatter.metadata")]
     problems: list[Problem] = []
     for key, value in metadata.items():
         if not isinstance(key, str):
@@ -366,6 +373,10 @@ def _single_path_problems(path: str) -> list[Problem]:
             "A file named SKILL.md (in any case) cannot sit at the folder root: "
             "the folder's SKILL.md is the skill itself."
         )
+    elif len(segments) > 1 and _is_skill_md_name(segments[0]):
+        add("A folder named SKILL.md (in any case) cannot sit at the folder root.")
+    if len(path) > MAX_PATH_CHARS:
+        add(f"The path is longer than {MAX_PATH_CHARS} characters.")
     return problems
 
 
@@ -534,6 +545,9 @@ def parse_skill_md(
     frontmatter_text, rest = parts[1], parts[2]
     if any(match.start() < 3 + len(frontmatter_text) for match in bad):
         return None, problems  # strictyaml cannot read these; the problems say why already
+    if len(frontmatter_text) > MAX_FRONTMATTER_CHARS:
+        message = f"The frontmatter is longer than {MAX_FRONTMATTER_CHARS} characters."
+        return None, [*problems, Problem(message, "frontmatter")]
     try:
         data = strictyaml.load(frontmatter_text).data
     except Exception as error:  # strictyaml raises several families; all mean "refused"

@@ -3,6 +3,7 @@ writes anything; export writes each readable skill as its own folder."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -11,13 +12,15 @@ import asyncpg
 from db import skills
 from db.skills import SkillRow
 from resolvers.archives import ArchiveFile, ArchiveFolder
-from resolvers.errors import Problem, invalid
+from resolvers.errors import DomainError, Problem, invalid
 from resolvers.principals import Principal
 from resolvers.skill_rules import SkillDraft, check_folder, render_skill_md
 from resolvers.skills import (
     NewFile,
     add_version,
+    content_problems,
     insert_skill,
+    locked_skill,
     require_skill_right,
     skill,
 )
@@ -53,6 +56,11 @@ def _plan(folder: ArchiveFolder) -> tuple[_Planned | None, list[Problem]]:
         for p in found
     ]
     if draft is None or problems:
+        return None, problems
+    problems += [
+        Problem(p.message, field=f"{folder.name}/SKILL.md") for p in content_problems(draft.body)
+    ]
+    if problems:
         return None, problems
     extra = dict(draft.extra_frontmatter)
     metadata = dict(extra.get("metadata") or {})
@@ -101,7 +109,7 @@ async def import_folders(
 ) -> list[ImportResult]:
     """Create or update one skill per folder, or nothing: every problem of every folder is
     reported at once. A taken name updates that skill only when the caller may update it."""
-    require_skill_right(principal)
+    await require_skill_right(conn, principal, "create")
     problems: list[Problem] = []
     if not folders:
         problems.append(Problem("the archive holds no skill folder", field="archive"))
@@ -110,8 +118,8 @@ async def import_folders(
     ):
         problems.append(Problem("must be workspace, or private for a person", field="visibility"))
     planned: list[_Planned] = []
-    for folder in folders:
-        plan, found = _plan(folder)
+    # Parsing frontmatter is CPU work on hostile input: off the event loop.
+    for plan, found in await asyncio.to_thread(lambda: [_plan(f) for f in folders]):
         problems += found
         if plan is not None:
             planned.append(plan)
@@ -123,6 +131,12 @@ async def import_folders(
         )
     }
     importing = {p.name for p in planned}
+    updating = [p.name for p in planned if p.name in existing]
+    if updating:
+        try:
+            await require_skill_right(conn, principal, "update")
+        except DomainError as error:
+            problems.append(Problem(error.message, field=updating[0]))
     for item in planned:
         row = existing.get(item.name)
         if row is not None and not row.readable:
@@ -138,6 +152,22 @@ async def import_folders(
     if problems:
         raise invalid(problems, "The import was refused: nothing was written.")
 
+    try:
+        return await _write_all(conn, principal, ordered, existing, visibility)
+    except asyncpg.UniqueViolationError:
+        # Another request took a name between the check and the insert.
+        raise invalid(
+            [Problem("a skill took one of these names meanwhile", field="archive")]
+        ) from None
+
+
+async def _write_all(
+    conn: asyncpg.Connection,
+    principal: Principal,
+    ordered: list[_Planned],
+    existing: dict[str, Any],
+    visibility: str,
+) -> list[ImportResult]:
     results: list[ImportResult] = []
     async with conn.transaction():
         # Every file's content in one statement; each skill's file list in one more.
@@ -170,7 +200,7 @@ async def _write(
             blobs_stored=True,
         )
         return ImportResult(item.name, "create", 1)
-    found = await skill(conn, principal, item.name)
+    found = await locked_skill(conn, principal, item.name)
     current = {
         (f.path, f.sha256, f.mode) for f in await skills.skill_files(conn, found.id, found.version)
     }

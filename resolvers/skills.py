@@ -73,10 +73,16 @@ def author(principal: Principal) -> tuple[str, UUID | None, str]:
     return principal.kind, principal.row.actor_id, principal.row.actor_name
 
 
-def require_skill_right(principal: Principal) -> None:
-    """Refuse callers whose role lacks the right to create and update skills."""
+async def require_skill_right(
+    conn: asyncpg.Connection, principal: Principal, action: str = "update"
+) -> None:
+    """Refuse callers whose role lacks the workspace right to create and update skills, or
+    the ``action`` (create, update, delete) on the skill object."""
     if not principal.row.can_write_skills:
         raise DomainError(Code.FORBIDDEN, "You may not create or update skills.")
+    object_id = await skills.object_id(conn, SKILL_OBJECT)
+    if object_id is None or not principal.may(action, object_id):
+        raise DomainError(Code.FORBIDDEN, f"Your role may not {action} skills.")
 
 
 def script_flag(file: FileRow) -> bool:
@@ -189,6 +195,26 @@ async def skill_form_check(
 # Writing ------------------------------------------------------------------------------------
 
 
+async def locked_skill(conn: asyncpg.Connection, principal: Principal, name: str) -> SkillRow:
+    """Inside a transaction: the latest state of a readable skill, held until it ends."""
+    await skill(conn, principal, name)  # NOT_FOUND before anything is locked
+    await skills.lock_skill(conn, name)
+    return await skill(conn, principal, name)
+
+
+# The metadata key by which an exported sub-skill names its parent: written by export only.
+PARENT_KEY = "standards-parent"
+
+
+def reserved_problems(extra: object) -> list[Problem]:
+    """Frontmatter the API keeps for itself."""
+    metadata = extra.get("metadata") if isinstance(extra, dict) else None
+    if isinstance(metadata, dict) and PARENT_KEY in metadata:
+        message = f"metadata.{PARENT_KEY} is written on export; file a sub-skill with parent"
+        return [Problem(message, field=f"frontmatter.metadata.{PARENT_KEY}")]
+    return []
+
+
 def content_problems(content: object) -> list[Problem]:
     """Why a body cannot be stored (and exported as SKILL.md), if it cannot."""
     if isinstance(content, str) and len(content) > MAX_BODY_CHARS:
@@ -204,22 +230,24 @@ async def create_skill(
     description: str,
     content: str | None = None,
     extra_frontmatter: dict[str, Any] | None = None,
-    visibility: str = "workspace",
+    visibility: str | None = None,
     parent: str | None = None,
     files: Sequence[NewFile] = (),
 ) -> SkillRow:
-    """Create a skill (version 1); a body left out starts from the template."""
-    require_skill_right(principal)
+    """Create a skill (version 1); a body left out starts from the template. A sub-skill has
+    its parent's visibility; any other skill the workspace's unless private is asked for."""
+    await require_skill_right(conn, principal, "create")
     extra = extra_frontmatter or {}
     body = SKILL_TEMPLATE if content is None else content
     problems = [
         *name_problems(name),
         *description_problems(description),
         *extra_frontmatter_problems(extra),
+        *reserved_problems(extra),
         *content_problems(body),
         *file_path_problems([f.path for f in files]),
     ]
-    if visibility not in ("workspace", "private"):
+    if visibility not in (None, "workspace", "private"):
         problems.append(Problem("must be workspace or private", field="visibility"))
     elif visibility == "private" and principal.person_id is None and parent is None:
         problems.append(Problem("a private skill belongs to a person", field="visibility"))
@@ -234,11 +262,20 @@ async def create_skill(
         )
         if parent_row is None:
             problems.append(Problem("no such parent skill", field="parent"))
+        elif visibility is not None and visibility != parent_row.visibility:
+            message = f"a sub-skill has its parent's visibility ({parent_row.visibility})"
+            problems.append(Problem(message, field="visibility"))
     if problems:
         raise invalid(problems)
-    async with conn.transaction():
-        skill_id = await insert_skill(conn, principal, name, visibility, parent_row, source=None)
-        await add_version(conn, principal, skill_id, 1, description, body, extra, files, None)
+    try:
+        async with conn.transaction():
+            skill_id = await insert_skill(
+                conn, principal, name, visibility or "workspace", parent_row, source=None
+            )
+            await add_version(conn, principal, skill_id, 1, description, body, extra, files, None)
+    except asyncpg.UniqueViolationError:
+        # Another request took the name between the check and the insert.
+        raise invalid([Problem("a skill already has this name", field="name")]) from None
     return await skill(conn, principal, name)
 
 
@@ -252,14 +289,27 @@ async def update_skill(
     extra_frontmatter: dict[str, Any] | None = None,
 ) -> SkillRow:
     """A new version with what changed; the files are carried over."""
-    require_skill_right(principal)
-    found = await skill(conn, principal, name)
+    await require_skill_right(conn, principal)
+    async with conn.transaction():
+        return await _update(conn, principal, name, description, content, extra_frontmatter)
+
+
+async def _update(
+    conn: asyncpg.Connection,
+    principal: Principal,
+    name: str,
+    description: str | None,
+    content: str | None,
+    extra_frontmatter: dict[str, Any] | None,
+) -> SkillRow:
+    found = await locked_skill(conn, principal, name)
     new_description = found.description if description is None else description
     new_body = found.content if content is None else content
     new_extra = found.extra_frontmatter if extra_frontmatter is None else extra_frontmatter
     problems = [
         *description_problems(new_description),
         *extra_frontmatter_problems(new_extra),
+        *reserved_problems(new_extra),
         *content_problems(new_body),
     ]
     if problems:
@@ -271,18 +321,17 @@ async def update_skill(
     )
     if unchanged:
         return found
-    async with conn.transaction():
-        await add_version(
-            conn,
-            principal,
-            found.id,
-            found.latest_version + 1,
-            new_description,
-            new_body,
-            new_extra,
-            (),
-            found,
-        )
+    await add_version(
+        conn,
+        principal,
+        found.id,
+        found.latest_version + 1,
+        new_description,
+        new_body,
+        new_extra,
+        (),
+        found,
+    )
     return await skill(conn, principal, name)
 
 
@@ -290,109 +339,114 @@ async def put_skill_file(
     conn: asyncpg.Connection, principal: Principal, name: str, file: NewFile
 ) -> SkillRow:
     """A new version with ``file`` added or replaced (SKILL.md at the root becomes SKILL-2.md)."""
-    require_skill_right(principal)
-    found = await skill(conn, principal, name)
-    stored = NewFile(drive_path(file.path), file.content, file.mode)
-    current = [f.path for f in await skills.skill_files(conn, found.id, found.version)]
-    paths = [p for p in current if p != stored.path] + [stored.path]
-    # The stored paths passed these rules already: whatever is refused now is the new file's.
-    problems = file_path_problems(paths)
-    if problems:
-        raise invalid(problems)
+    await require_skill_right(conn, principal)
     async with conn.transaction():
-        await add_version(
-            conn,
-            principal,
-            found.id,
-            found.latest_version + 1,
-            found.description,
-            found.content,
-            found.extra_frontmatter,
-            [stored],
-            found,
-        )
-    return await skill(conn, principal, name)
+        found = await locked_skill(conn, principal, name)
+        stored = NewFile(drive_path(file.path), file.content, file.mode)
+        current = [f.path for f in await skills.skill_files(conn, found.id, found.version)]
+        paths = [p for p in current if p != stored.path] + [stored.path]
+        # The stored paths passed these rules already: whatever is refused now is the new file's.
+        problems = file_path_problems(paths)
+        if problems:
+            raise invalid(problems)
+        async with conn.transaction():
+            await add_version(
+                conn,
+                principal,
+                found.id,
+                found.latest_version + 1,
+                found.description,
+                found.content,
+                found.extra_frontmatter,
+                [stored],
+                found,
+            )
+        return await skill(conn, principal, name)
 
 
 async def delete_skill_file(
     conn: asyncpg.Connection, principal: Principal, name: str, path: str
 ) -> SkillRow:
     """A new version without the file at ``path``."""
-    require_skill_right(principal)
-    found = await skill(conn, principal, name)
-    if await skills.skill_file(conn, found.id, found.version, path) is None:
-        raise not_found("file")
+    await require_skill_right(conn, principal)
     async with conn.transaction():
-        await add_version(
-            conn,
-            principal,
-            found.id,
-            found.latest_version + 1,
-            found.description,
-            found.content,
-            found.extra_frontmatter,
-            (),
-            found,
-            drop=[path],
-        )
-    return await skill(conn, principal, name)
+        found = await locked_skill(conn, principal, name)
+        if await skills.skill_file(conn, found.id, found.version, path) is None:
+            raise not_found("file")
+        async with conn.transaction():
+            await add_version(
+                conn,
+                principal,
+                found.id,
+                found.latest_version + 1,
+                found.description,
+                found.content,
+                found.extra_frontmatter,
+                (),
+                found,
+                drop=[path],
+            )
+        return await skill(conn, principal, name)
 
 
 async def delete_skill(conn: asyncpg.Connection, principal: Principal, name: str) -> None:
     """Delete a skill with its versions; a skill with sub-skills is refused."""
-    require_skill_right(principal)
-    found = await skill(conn, principal, name)
-    if await skills.has_sub_skills(conn, found.id):
-        raise invalid([Problem("delete its sub-skills first", field="name")])
+    await require_skill_right(conn, principal, "delete")
     async with conn.transaction():
-        await skills.delete_skill_record(conn, found.id)
+        found = await locked_skill(conn, principal, name)
+        if await skills.has_sub_skills(conn, found.id):
+            raise invalid([Problem("delete its sub-skills first", field="name")])
+        async with conn.transaction():
+            await skills.delete_skill_record(conn, found.id)
 
 
 async def record_skill_use(
     conn: asyncpg.Connection, principal: Principal, name: str, lesson: str | None = None
 ) -> SkillRow:
     """Count a use of a readable skill (waking it if dormant), with an optional dated lesson."""
-    found = await skill(conn, principal, name)
-    if lesson is not None:
-        text = lesson.strip()
-        problems = body_problems(text, field_name="lesson")
-        if not text or len(text) > MAX_LESSON_CHARS or "\n" in text:
-            message = f"a lesson is one line of 1 to {MAX_LESSON_CHARS} characters"
-            problems.append(Problem(message, field="lesson"))
-        if problems:
-            raise invalid(problems)
     async with conn.transaction():
-        await skills.record_use(conn, found.id)
+        found = await locked_skill(conn, principal, name)
         if lesson is not None:
-            await skills.insert_lesson(conn, found.id, clock.now().date(), lesson.strip())
-    return await skill(conn, principal, name)
+            text = lesson.strip()
+            problems = body_problems(text, field_name="lesson")
+            if not text or len(text) > MAX_LESSON_CHARS or "\n" in text:
+                message = f"a lesson is one line of 1 to {MAX_LESSON_CHARS} characters"
+                problems.append(Problem(message, field="lesson"))
+            if problems:
+                raise invalid(problems)
+        async with conn.transaction():
+            await skills.record_use(conn, found.id)
+            if lesson is not None:
+                await skills.insert_lesson(conn, found.id, clock.now().date(), lesson.strip())
+        return await skill(conn, principal, name)
 
 
 async def polish_skill(conn: asyncpg.Connection, principal: Principal, name: str) -> SkillRow:
     """Fold the waiting lessons into a new body, unless a guard refuses the draft."""
-    require_skill_right(principal)
-    found = await skill(conn, principal, name)
-    waiting = await skills.waiting_lessons(conn, found.id)
-    lessons = [Lesson(row.day, row.text) for row in waiting]
-    draft = polish(found.content, lessons)
-    problems = polish_problems(found.content, draft, lessons) + content_problems(draft)
-    if problems:
-        raise invalid(problems, "The polished draft was refused; the body is unchanged.")
-    version = found.latest_version + 1
+    await require_skill_right(conn, principal)
     async with conn.transaction():
-        await add_version(
-            conn,
-            principal,
-            found.id,
-            version,
-            found.description,
-            draft,
-            found.extra_frontmatter,
-            (),
-            found,
-        )
-        await skills.fold_lessons(conn, found.id, version, [row.id for row in waiting])
-    return await skill(conn, principal, name)
+        found = await locked_skill(conn, principal, name)
+        waiting = await skills.waiting_lessons(conn, found.id)
+        lessons = [Lesson(row.day, row.text) for row in waiting]
+        draft = polish(found.content, lessons)
+        problems = polish_problems(found.content, draft, lessons) + content_problems(draft)
+        if problems:
+            raise invalid(problems, "The polished draft was refused; the body is unchanged.")
+        version = found.latest_version + 1
+        async with conn.transaction():
+            await add_version(
+                conn,
+                principal,
+                found.id,
+                version,
+                found.description,
+                draft,
+                found.extra_frontmatter,
+                (),
+                found,
+            )
+            await skills.fold_lessons(conn, found.id, version, [row.id for row in waiting])
+        return await skill(conn, principal, name)
 
 
 async def lessons(conn: asyncpg.Connection, found: SkillRow) -> list[Lesson]:

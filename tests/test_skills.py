@@ -267,3 +267,78 @@ async def test_a_file_past_the_500th_or_too_deep_is_refused(client, pool, ws):
     assert replaced.json()["data"]["putSkillFile"]["version"] == 2
     deep = await gql(client, ws.tokens["member"], PUT_FILE, {**put, "path": "a/b/c/d/e/f/x.txt"})
     assert codes(deep) == ["SCHEMA_VALIDATION_FAILED"]
+
+
+async def test_a_hostile_pull_answer_writes_nothing(tmp_path):
+    from gateway.skill_folders import unsafe_folders
+    from resolvers.archives import ArchiveFile, ArchiveFolder
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "todo.txt").write_text("mine")
+    skill_md = {"SKILL.md": ArchiveFile("SKILL.md", b"---\nname: x\n---\n", 0o644)}
+    hostile = [
+        ArchiveFolder(
+            ".git", {"hooks/post-checkout": ArchiveFile("hooks/post-checkout", b"x", 0o755)}
+        ),
+        ArchiveFolder("notes", skill_md),
+        ArchiveFolder("no-skill-md", {"a.txt": ArchiveFile("a.txt", b"x", 0o644)}),
+    ]
+    refused = unsafe_folders(tmp_path, hostile)
+    assert len(refused) == 3
+    assert unsafe_folders(tmp_path, [ArchiveFolder("fine-skill", skill_md)]) == []
+
+
+async def test_versions_are_written_one_at_a_time(client, ws):
+    import asyncio
+
+    await create(client, ws.tokens["member"])
+    updates = [
+        gql(
+            client,
+            ws.tokens["member"],
+            UPDATE,
+            {"name": "invoice-followup", "input": {"content": f"## Overview\nv{n}\n"}},
+        )
+        for n in range(4)
+    ]
+    answers = await asyncio.gather(*updates)
+    assert all(a.json().get("errors") is None for a in answers), [a.json() for a in answers]
+    versions = sorted(a.json()["data"]["updateSkill"]["version"] for a in answers)
+    assert versions == [2, 3, 4, 5]
+
+
+async def test_delete_needs_the_delete_right_on_skills(client, ws):
+    await create(client, ws.tokens["admin"], name="admins-skill")
+    refused = await gql(
+        client, ws.tokens["member"], 'mutation { deleteSkill(name: "admins-skill") }'
+    )
+    assert codes(refused) == ["FORBIDDEN"]
+    done = await gql(client, ws.tokens["admin"], 'mutation { deleteSkill(name: "admins-skill") }')
+    assert done.json()["data"]["deleteSkill"] is True
+
+
+async def test_a_sub_skill_cannot_ask_for_another_visibility(client, ws):
+    await create(client, ws.tokens["member"], name="open-parent")
+    child = await create(
+        client, ws.tokens["member"], name="secret-child", parent="open-parent", visibility="PRIVATE"
+    )
+    assert codes(child) == ["SCHEMA_VALIDATION_FAILED"]
+
+
+async def test_the_parent_key_is_reserved_for_export(client, ws):
+    response = await create(
+        client, ws.tokens["member"], extraFrontmatter={"metadata": {"standards-parent": "nope"}}
+    )
+    assert codes(response) == ["SCHEMA_VALIDATION_FAILED"]
+
+
+async def test_frontmatter_keeps_its_key_order(client, ws):
+    extra = {"metadata": {"zeta-key": "1", "ab": "2", "version": "3"}, "license": "MIT"}
+    await create(client, ws.tokens["member"], extraFrontmatter=extra)
+    read = await gql(
+        client, ws.tokens["member"], '{ skill(name: "invoice-followup") { extraFrontmatter } }'
+    )
+    got = read.json()["data"]["skill"]["extraFrontmatter"]
+    assert list(got) == ["metadata", "license"]
+    assert list(got["metadata"]) == ["zeta-key", "ab", "version"]

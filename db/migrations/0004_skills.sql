@@ -37,7 +37,8 @@ CREATE TABLE skill_versions (
     version integer NOT NULL CHECK (version > 0),
     description text NOT NULL CHECK (length(description) BETWEEN 1 AND 1024),
     content text NOT NULL,
-    extra_frontmatter jsonb NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(extra_frontmatter) = 'object'),
+    -- json, not jsonb: the frontmatter keeps its keys in the order they were written.
+    extra_frontmatter json NOT NULL DEFAULT '{}' CHECK (json_typeof(extra_frontmatter) = 'object'),
     author_kind text NOT NULL,
     author_id uuid,
     author_name text NOT NULL,

@@ -39,7 +39,7 @@ SELECT s.name, v.description, s.use_count, s.updated_at
   JOIN skill_versions v
     ON v.workspace_id = s.workspace_id AND v.skill_id = s.id AND v.version = s.latest_version
  WHERE record_readable(r, $1, $2)
-   AND NOT COALESCE(v.extra_frontmatter->'disable-model-invocation' = 'true'::jsonb, false)
+   AND COALESCE(v.extra_frontmatter->>'disable-model-invocation', 'false') <> 'true'
  ORDER BY s.name;
 
 -- name: skills_page
@@ -177,3 +177,7 @@ SELECT EXISTS (SELECT 1 FROM skills WHERE parent_id = $1);
 -- name: record_shared_with
 -- The members a record is shared with.
 SELECT shared_with FROM records WHERE id = $1;
+
+-- name: lock_skill
+-- Hold a skill's row until the transaction ends, so that its versions are written one at a time.
+SELECT latest_version FROM skills WHERE name = $1 FOR UPDATE;

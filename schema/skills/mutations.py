@@ -25,7 +25,9 @@ class CreateSkillInput:
         default=None, description="The body; left out, the five-section template."
     )
     extra_frontmatter: JSON | None = None
-    visibility: Visibility = Visibility.WORKSPACE
+    visibility: Visibility | None = strawberry.field(
+        default=None, description="Workspace by default; a sub-skill has its parent's."
+    )
     parent: str | None = strawberry.field(default=None, description="Files it as a sub-skill.")
 
 
@@ -58,7 +60,7 @@ class SkillsMutation:
             description=input.description,
             content=input.content,
             extra_frontmatter=input.extra_frontmatter,  # type: ignore[arg-type]
-            visibility=input.visibility.value,
+            visibility=input.visibility.value if input.visibility else None,
             parent=input.parent,
         )
         return skill_node(row, info)
