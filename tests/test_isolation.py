@@ -397,6 +397,8 @@ async def test_updating_and_deleting_another_workspace_touch_nothing(pool, owner
         try:
             await conn.execute("SELECT app_begin_workspace($1)", a.id)
             for table in tables:
+                if table in IMMUTABLE_TABLES:
+                    continue  # the app may not update or delete these at all (tested below)
                 assert (
                     await conn.execute(
                         f'UPDATE "{table}" SET workspace_id = workspace_id'  # noqa: S608
@@ -677,3 +679,21 @@ async def test_the_login_role_holds_nothing_until_a_request_begins(owner, api_po
             assert await conn.fetchval("SELECT current_user") == "skillmem_app"
             assert await conn.fetchval("SELECT count(*) FROM members") == 4
         assert await conn.fetchval("SELECT current_user") == "skillmem_api"
+
+
+IMMUTABLE_TABLES = ("skill_versions", "skill_files", "skill_blobs")
+
+
+@pytest.mark.parametrize("table", IMMUTABLE_TABLES)
+async def test_versions_files_and_contents_cannot_be_changed(pool, owner, two, table):
+    a, _ = two
+    async with pool.acquire() as conn:
+        for statement in (
+            f'UPDATE "{table}" SET workspace_id = workspace_id',  # noqa: S608
+            f'DELETE FROM "{table}"',  # noqa: S608
+        ):
+            async with conn.transaction():
+                await conn.execute("SELECT app_begin_workspace($1)", a.id)
+                with pytest.raises(asyncpg.InsufficientPrivilegeError):
+                    await conn.execute(statement)
+    assert await rows_by_workspace(owner, table, a.id) > 0

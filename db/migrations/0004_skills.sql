@@ -89,3 +89,7 @@ BEGIN
     END LOOP;
 END
 $$;
+
+-- Versions, their file lists and the stored contents are immutable: the application may add
+-- them, never change or remove them (deleting a skill removes its versions by cascade).
+REVOKE UPDATE, DELETE ON skill_versions, skill_files, skill_blobs FROM skillmem_app;
