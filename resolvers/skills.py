@@ -343,7 +343,12 @@ async def put_skill_file(
     async with conn.transaction():
         found = await locked_skill(conn, principal, name)
         stored = NewFile(drive_path(file.path), file.content, file.mode)
-        current = [f.path for f in await skills.skill_files(conn, found.id, found.version)]
+        files = await skills.skill_files(conn, found.id, found.version)
+        if any(
+            (f.path, f.sha256, f.mode) == (stored.path, stored.sha256, stored.mode) for f in files
+        ):
+            return found  # the same file already: no new version
+        current = [f.path for f in files]
         paths = [p for p in current if p != stored.path] + [stored.path]
         # The stored paths passed these rules already: whatever is refused now is the new file's.
         problems = file_path_problems(paths)

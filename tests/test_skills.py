@@ -342,3 +342,12 @@ async def test_frontmatter_keeps_its_key_order(client, ws):
     got = read.json()["data"]["skill"]["extraFrontmatter"]
     assert list(got) == ["metadata", "license"]
     assert list(got["metadata"]) == ["zeta-key", "ab", "version"]
+
+
+async def test_putting_the_same_file_again_makes_no_version(client, ws):
+    await create(client, ws.tokens["member"])
+    put = {"name": "invoice-followup", "path": "a.txt", "text": "same", "x": False}
+    first = await gql(client, ws.tokens["member"], PUT_FILE, put)
+    again = await gql(client, ws.tokens["member"], PUT_FILE, put)
+    assert first.json()["data"]["putSkillFile"]["version"] == 2
+    assert again.json()["data"]["putSkillFile"]["version"] == 2
