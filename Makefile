@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test check fmt schema bench bench-data
+.PHONY: install run test check fmt schema bench bench-skills bench-data
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,6 +34,9 @@ schema: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.records
+
+bench-skills: $(STAMP)
+	$(BIN)/python -m bench.skills
 
 bench-data: $(STAMP)
 	$(BIN)/python -m bench.generate
