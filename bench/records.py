@@ -85,15 +85,18 @@ def free_port() -> int:
 
 
 @contextlib.asynccontextmanager
-async def serve(name: str, dsn: str) -> AsyncIterator[Server]:
-    """Run one app under uvicorn (one worker, no access log) until the block ends."""
+async def serve(
+    name: str, dsn: str, factory: str | None = None, path: str | None = None
+) -> AsyncIterator[Server]:
+    """Run one app (``factory``, by default the records benchmark's ``name``) under uvicorn
+    (one worker, no access log) until the block ends; ``path`` is the route to load."""
     port = free_port()
     env = {**os.environ, "DATABASE_URL": dsn, "SKILLMEM_INTROSPECTION": "false"}
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "uvicorn",
-        SERVERS[name],
+        factory or SERVERS[name],
         "--factory",
         "--host",
         client.HOST,
@@ -111,7 +114,9 @@ async def serve(name: str, dsn: str) -> AsyncIterator[Server]:
         cwd=CHECKOUT,
         env=env,
     )
-    server = Server(name, port, process, "/graphql" if name == "graphql" else "/records")
+    if path is None:
+        path = "/graphql" if name == "graphql" else "/records"
+    server = Server(name, port, process, path)
     try:
         await _wait_ready(server)
         yield server

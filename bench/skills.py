@@ -44,10 +44,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from bench import client
+from bench import client, records
 from bench.baseline import _init, _keep_session
 from bench.generate import server_dsn, with_database
-from bench.records import CpuMeter, Server, Totals, free_port, machine, wait_quiet
+from bench.records import CpuMeter, Server, Totals, machine, wait_quiet
 from db import identity
 from db.migrate import apply_migrations
 from db.pool import api_dsn, connect, create_pool
@@ -71,7 +71,6 @@ IMPORT_SIZES = (50, 500)
 IMPORTED = "bench-import"
 ACTIVATED = "skill-1000"  # a skill of the 2,000 the caller may read, with a few files
 TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
-READY_SECONDS = 60.0
 
 ACTIVATION_QUERY = (
     '{ skillActivation(name: "%s") { name version body directory '
@@ -724,55 +723,9 @@ def create_baseline(pool: asyncpg.Pool | None = None) -> Starlette:
 # --- servers and load -----------------------------------------------------------------------
 
 
-@contextlib.asynccontextmanager
-async def serve(name: str, dsn: str) -> AsyncIterator[Server]:
-    """Run one app under uvicorn (one worker, no access log) until the block ends."""
-    port = free_port()
-    env = {**os.environ, "DATABASE_URL": dsn, "SKILLMEM_INTROSPECTION": "false"}
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "uvicorn",
-        SERVERS[name],
-        "--factory",
-        "--host",
-        client.HOST,
-        "--port",
-        str(port),
-        "--workers",
-        "1",
-        "--loop",
-        "uvloop",
-        "--http",
-        "httptools",
-        "--no-access-log",
-        "--log-level",
-        "warning",
-        cwd=CHECKOUT,
-        env=env,
-    )
-    server = Server(name, port, process, "")
-    try:
-        deadline = time.monotonic() + READY_SECONDS
-        while True:
-            if process.returncode is not None:
-                raise RuntimeError(f"{name} exited with {process.returncode}")
-            with contextlib.suppress(OSError):
-                status, _ = await client.fetch(port, client.get(port, "/healthz"))
-                if status == 200:
-                    break
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{name} did not answer on port {port}")
-            await asyncio.sleep(0.2)
-        yield server
-    finally:
-        if process.returncode is None:
-            process.terminate()
-            try:
-                await asyncio.wait_for(process.wait(), 15)
-            except TimeoutError:
-                process.kill()
-                await process.wait()
+def serve(name: str, dsn: str) -> contextlib.AbstractAsyncContextManager[Server]:
+    """Run the app or the skills baseline under uvicorn, as the records benchmark does."""
+    return records.serve(name, dsn, SERVERS[name], "")
 
 
 def request_bytes(server: Server, endpoint: str, token: str) -> bytes:

@@ -310,3 +310,10 @@ async def record_shared_with(conn: asyncpg.Connection, record_id: UUID) -> list[
 async def lock_skill(conn: asyncpg.Connection, name: str) -> None:
     """Hold the skill's row until the transaction ends (versions are written one at a time)."""
     await conn.execute(Q["lock_skill"], name)
+
+
+async def set_skill_parent(
+    conn: asyncpg.Connection, skill_id: UUID, parent_id: UUID | None
+) -> None:
+    """File a skill under ``parent_id`` (None: under none), taking the parent's access."""
+    await conn.execute(Q["set_skill_parent"], skill_id, parent_id)

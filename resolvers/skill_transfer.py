@@ -28,6 +28,7 @@ from resolvers.skills import (
 # The metadata key by which a sub-skill's folder names its parent.
 PARENT_KEY = "standards-parent"
 EXPORT_PAGE = 500
+MAX_NESTING = 64  # sub-skills of sub-skills: far more than any real tree
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +202,9 @@ async def _write(
         )
         return ImportResult(item.name, "create", 1)
     found = await locked_skill(conn, principal, item.name)
+    moved = item.parent != found.parent_name
+    if moved:
+        await _refile(conn, principal, found, item.parent)
     current = {
         (f.path, f.sha256, f.mode) for f in await skills.skill_files(conn, found.id, found.version)
     }
@@ -211,7 +215,7 @@ async def _write(
         found.extra_frontmatter,
     )
     if same_text and current == incoming:
-        return ImportResult(item.name, "unchanged", found.version)
+        return ImportResult(item.name, "update" if moved else "unchanged", found.version)
     version = found.latest_version + 1
     await add_version(
         conn,
@@ -227,6 +231,24 @@ async def _write(
         blobs_stored=True,
     )
     return ImportResult(item.name, "update", version)
+
+
+async def _refile(
+    conn: asyncpg.Connection, principal: Principal, found: SkillRow, parent_name: str | None
+) -> None:
+    """File an existing skill under the parent its folder now names (or under none)."""
+    parent = await skill(conn, principal, parent_name) if parent_name else None
+    ancestor = parent
+    for _ in range(MAX_NESTING):
+        if ancestor is None:
+            break
+        if ancestor.id == found.id:
+            message = f"metadata.{PARENT_KEY} would file {found.name} under itself"
+            raise invalid([Problem(message, field=f"{found.name}/SKILL.md")])
+        ancestor = (
+            await skill(conn, principal, ancestor.parent_name) if ancestor.parent_name else None
+        )
+    await skills.set_skill_parent(conn, found.id, parent.id if parent else None)
 
 
 async def export_folders(

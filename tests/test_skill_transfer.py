@@ -949,3 +949,32 @@ def test_the_helpers_build_what_they_say() -> None:
     assert zipped == tree
     packed = read_tar_gz(tar_of(tree, compress=True))
     assert packed == tree
+
+
+async def test_a_re_import_files_a_skill_under_the_parent_its_folder_names(client, ws):
+    token = ws.tokens["member"]
+    first = await import_tree(
+        client, token, {"a-skill": folder("a-skill"), "b-skill": folder("b-skill")}
+    )
+    assert operations(first) == {"a-skill": ("create", 1), "b-skill": ("create", 1)}
+    parent_line = "metadata:\n  standards-parent: a-skill"
+    refiled = await import_tree(
+        client, token, {"b-skill": folder("b-skill", "Do one useful thing.", parent_line)}
+    )
+    assert operations(refiled) == {"b-skill": ("update", 1)}
+    assert (await skill(client, token, "b-skill"))["parent"] == "a-skill"
+    # a-skill under b-skill would make a cycle: refused, nothing changes
+    cycle = await import_tree(
+        client,
+        token,
+        {
+            "a-skill": folder(
+                "a-skill", "Do one useful thing.", "metadata:\n  standards-parent: b-skill"
+            )
+        },
+    )
+    assert cycle.status_code == 400
+    assert (await skill(client, token, "a-skill"))["parent"] is None
+    detached = await import_tree(client, token, {"b-skill": folder("b-skill")})
+    assert operations(detached) == {"b-skill": ("update", 1)}
+    assert (await skill(client, token, "b-skill"))["parent"] is None

@@ -181,3 +181,14 @@ SELECT shared_with FROM records WHERE id = $1;
 -- name: lock_skill
 -- Hold a skill's row until the transaction ends, so that its versions are written one at a time.
 SELECT latest_version FROM skills WHERE name = $1 FOR UPDATE;
+
+-- name: set_skill_parent
+-- File a skill under another (or under none) and give it that parent's access.
+WITH moved AS (
+    UPDATE skills SET parent_id = $2, updated_at = now() WHERE id = $1 RETURNING id
+)
+UPDATE records AS child
+   SET visibility = parent.visibility, owner_member_id = parent.owner_member_id,
+       shared_with = parent.shared_with, updated_at = now()
+  FROM records AS parent, moved
+ WHERE child.id = moved.id AND parent.id = $2;
