@@ -55,6 +55,7 @@ class ActivationRow:
     version: int
     content: str
     files: list[FileRow]
+    sub_skills: list[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +121,7 @@ async def skill_activation(
         version=row["version"],
         content=row["content"],
         files=[FileRow(**f) for f in row["files"]],
+        sub_skills=list(row["sub_skills"]),
     )
 
 

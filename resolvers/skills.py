@@ -59,6 +59,7 @@ class Activation:
     body: str
     directory: str
     files: list[FileRow]
+    sub_skills: list[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +122,7 @@ async def activation(
     if row is None:
         raise not_found("skill")
     directory = SKILL_DIRECTORIES[target].format(name=row.name)
-    return Activation(row.name, row.version, row.content, directory, row.files)
+    return Activation(row.name, row.version, row.content, directory, row.files, row.sub_skills)
 
 
 async def catalog(conn: asyncpg.Connection, principal: Principal) -> list[CatalogEntry]:

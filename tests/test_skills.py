@@ -245,6 +245,10 @@ async def test_a_sub_skill_takes_its_parents_access(client, ws):
     assert codes(hidden) == ["NOT_FOUND"]
     subs = await gql(client, member, '{ skill(name: "parent-skill") { subSkills } }')
     assert subs.json()["data"]["skill"]["subSkills"] == ["child-skill"]
+    activation = await gql(
+        client, member, '{ skillActivation(name: "parent-skill") { subSkills } }'
+    )
+    assert activation.json()["data"]["skillActivation"]["subSkills"] == ["child-skill"]
 
 
 async def test_a_file_past_the_500th_or_too_deep_is_refused(client, pool, ws):

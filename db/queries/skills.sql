@@ -14,14 +14,21 @@ SELECT s.id, s.name, s.parent_id, p.name AS parent_name, s.latest_version, s.use
    AND record_readable(r, $3, $4);
 
 -- name: skill_activation
--- A readable skill at a version with its files (never their content), in one statement.
+-- A readable skill at a version with its files (never their content) and the names of its
+-- readable sub-skills, in one statement.
 SELECT s.id, s.name, v.version, v.content,
        COALESCE((SELECT jsonb_agg(jsonb_build_object(
                             'path', f.path, 'sha256', f.sha256, 'size', f.size, 'mode', f.mode)
                           ORDER BY f.path)
                    FROM skill_files f
                   WHERE f.workspace_id = s.workspace_id AND f.skill_id = s.id
-                    AND f.version = v.version), '[]'::jsonb) AS files
+                    AND f.version = v.version), '[]'::jsonb) AS files,
+       ARRAY(SELECT c.name
+               FROM skills c
+               JOIN records cr ON cr.workspace_id = c.workspace_id AND cr.id = c.id
+              WHERE c.workspace_id = s.workspace_id AND c.parent_id = s.id
+                AND record_readable(cr, $3, $4)
+              ORDER BY c.name) AS sub_skills
   FROM skills s
   JOIN records r ON r.workspace_id = s.workspace_id AND r.id = s.id
   JOIN skill_versions v

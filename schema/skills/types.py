@@ -122,6 +122,10 @@ class SkillActivation:
     def files(self) -> list[SkillFile]:
         return [SkillFile(row=f) for f in self.value.files]
 
+    @strawberry.field(description="Its sub-skills the reader may read: read them by name.")
+    def sub_skills(self) -> list[str]:
+        return self.value.sub_skills
+
 
 @strawberry.type
 class SkillCatalogEntry:
