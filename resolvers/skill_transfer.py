@@ -171,8 +171,7 @@ async def _write_all(
 ) -> list[ImportResult]:
     results: list[ImportResult] = []
     async with conn.transaction():
-        # Every file's content in one statement; each skill's file list in one more.
-        await skills.insert_blobs(conn, {f.sha256: f.content for p in ordered for f in p.files})
+        # Per skill written: its new contents in one statement, its file list in one more.
         for item in ordered:
             results.append(await _write(conn, principal, item, item.name in existing, visibility))
     return results
@@ -188,6 +187,7 @@ async def _write(
     if not exists:
         parent = await skill(conn, principal, item.parent) if item.parent else None
         skill_id = await insert_skill(conn, principal, item.name, visibility, parent, source=None)
+        await skills.insert_blobs(conn, {f.sha256: f.content for f in item.files})
         await add_version(
             conn,
             principal,
@@ -217,6 +217,10 @@ async def _write(
     if same_text and current == incoming:
         return ImportResult(item.name, "update" if moved else "unchanged", found.version)
     version = found.latest_version + 1
+    stored = {sha256 for _, sha256, _ in current}
+    await skills.insert_blobs(
+        conn, {f.sha256: f.content for f in item.files if f.sha256 not in stored}
+    )
     await add_version(
         conn,
         principal,
