@@ -100,20 +100,27 @@ async def healthz(request: Request) -> Response:
     return _reply(200, {"status": "ok"})
 
 
+async def baseline_pool(settings: Settings) -> asyncpg.Pool:
+    """The baselines' pool: the app's size, codecs and reset, on DATABASE_URL."""
+    pool = await asyncpg.create_pool(
+        os.environ["DATABASE_URL"],
+        min_size=settings.pool_min_size,
+        max_size=settings.pool_max_size,
+        init=_init,
+        command_timeout=30,
+        reset=_keep_session,
+    )
+    assert pool is not None
+    return pool
+
+
 def create_app() -> Starlette:
     """The baseline app over a pool sized like the app's."""
     settings = Settings()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        app.state.pool = await asyncpg.create_pool(
-            os.environ["DATABASE_URL"],
-            min_size=settings.pool_min_size,
-            max_size=settings.pool_max_size,
-            init=_init,
-            command_timeout=30,
-            reset=_keep_session,
-        )
+        app.state.pool = await baseline_pool(settings)
         try:
             yield
         finally:

@@ -447,17 +447,23 @@ async def bench(args: argparse.Namespace, server: str, postmaster_pid: int | Non
                 f"ratio {row['ratio']}",
                 flush=True,
             )
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    path = RESULTS / f"records-{stamp}.json"
-    path.write_bytes(orjson.dumps(report, option=orjson.OPT_INDENT_2))
-    print()
-    print(markdown(report))
-    print(f"\nresults: {path.relative_to(CHECKOUT)}")
+    write_results("records", report, markdown(report))
     return 0
 
 
-def _levels(text: str) -> list[int]:
+def write_results(name: str, report: dict[str, Any], tables: str) -> None:
+    """Print the tables and keep the figures in bench/results/<name>-<time>.json."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    path = RESULTS / f"{name}-{stamp}.json"
+    path.write_bytes(orjson.dumps(report, option=orjson.OPT_INDENT_2))
+    print()
+    print(tables)
+    print(f"\nresults: {path.relative_to(CHECKOUT)}")
+
+
+def levels(text: str) -> list[int]:
+    """Concurrency levels from "1,8,32"."""
     return [int(part) for part in text.split(",") if part.strip()]
 
 
@@ -470,7 +476,7 @@ def main() -> int:
     parser.add_argument("--slices", type=int, default=6, help="alternating slices per server")
     parser.add_argument("--warmup", type=float, default=5.0, help="warm-up seconds per server")
     parser.add_argument(
-        "--concurrency", type=_levels, default=[1, 8, 32], help="comma-separated levels"
+        "--concurrency", type=levels, default=[1, 8, 32], help="comma-separated levels"
     )
     parser.add_argument("--fresh", action="store_true", help="regenerate the data")
     parser.add_argument(

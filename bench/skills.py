@@ -25,7 +25,6 @@ import argparse
 import asyncio
 import contextlib
 import hashlib
-import os
 import random
 import statistics
 import sys
@@ -45,7 +44,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from bench import client, records
-from bench.baseline import _init, _keep_session
+from bench.baseline import baseline_pool
 from bench.generate import server_dsn, with_database
 from bench.records import CpuMeter, Server, Totals, machine, wait_quiet
 from db import identity
@@ -695,14 +694,7 @@ def create_baseline(pool: asyncpg.Pool | None = None) -> Starlette:
         if pool is not None:
             yield
             return
-        app.state.pool = await asyncpg.create_pool(
-            os.environ["DATABASE_URL"],
-            min_size=settings.pool_min_size,
-            max_size=settings.pool_max_size,
-            init=_init,
-            command_timeout=30,
-            reset=_keep_session,
-        )
+        app.state.pool = await baseline_pool(settings)
         try:
             yield
         finally:
@@ -910,18 +902,8 @@ async def bench(args: argparse.Namespace, server: str, postmaster_pid: int | Non
                         f"{b['p50_ms']} p99 {b['p99_ms']}; ratio {row['ratio']}",
                         flush=True,
                     )
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    path = RESULTS / f"skills-{stamp}.json"
-    path.write_bytes(orjson.dumps(report, option=orjson.OPT_INDENT_2))
-    print()
-    print(markdown(report))
-    print(f"\nresults: {path.relative_to(CHECKOUT)}")
+    records.write_results("skills", report, markdown(report))
     return 0
-
-
-def _levels(text: str) -> list[int]:
-    return [int(part) for part in text.split(",") if part.strip()]
 
 
 def main() -> int:
@@ -930,7 +912,7 @@ def main() -> int:
     parser.add_argument("--slices", type=int, default=4, help="alternating slices per server")
     parser.add_argument("--warmup", type=float, default=3.0, help="warm-up seconds per server")
     parser.add_argument(
-        "--concurrency", type=_levels, default=[1, 8, 32], help="comma-separated levels"
+        "--concurrency", type=records.levels, default=[1, 8, 32], help="comma-separated levels"
     )
     parser.add_argument("--repeats", type=int, default=5, help="imports timed per archive size")
     parser.add_argument(
