@@ -18,7 +18,7 @@ from starlette.staticfiles import StaticFiles
 from db.embedded import start_embedded
 from db.migrate import apply_migrations
 from db.pool import api_dsn, connect, create_pool
-from gateway import routes, skill_routes
+from gateway import memory_routes, routes, skill_routes
 from gateway.auth import PrincipalMiddleware
 from gateway.graphiql import GRAPHIQL_HTML
 from gateway.graphql_http import GraphQLEndpoint
@@ -95,6 +95,14 @@ def create_app(
         routes=[
             Route("/graphql", endpoint.handle, methods=["GET", "POST"]),
             Route("/v1/records", routes.post_records, methods=["POST"]),
+            Route(
+                "/v1/records/{object}/{id}/memory",
+                memory_routes.delete_record_souvenir,
+                methods=["PATCH"],
+            ),
+            Route("/users/me/preferences/{key}", memory_routes.put_preference, methods=["PUT"]),
+            Route("/tenant/settings", memory_routes.get_settings, methods=["GET"]),
+            Route("/tenant/settings", memory_routes.patch_settings, methods=["PATCH"]),
             Route("/skills/import", skill_routes.import_skills, methods=["POST"]),
             Route("/skills/export", skill_routes.export_skills, methods=["POST"]),
             Route("/healthz", routes.healthz, methods=["GET"]),

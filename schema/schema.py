@@ -8,18 +8,20 @@ from strawberry.schema.config import StrawberryConfig
 from schema.direct import use_direct_resolvers
 from schema.identity.mutations import IdentityMutation
 from schema.identity.queries import IdentityQuery
+from schema.memory.mutations import MemoryMutation
+from schema.memory.queries import MemoryQuery
 from schema.records.queries import RecordsQuery
 from schema.skills.mutations import SkillsMutation
 from schema.skills.queries import SkillsQuery
 
 
 @strawberry.type
-class Query(IdentityQuery, RecordsQuery, SkillsQuery):
+class Query(IdentityQuery, RecordsQuery, SkillsQuery, MemoryQuery):
     pass
 
 
 @strawberry.type
-class Mutation(IdentityMutation, SkillsMutation):
+class Mutation(IdentityMutation, SkillsMutation, MemoryMutation):
     pass
 
 

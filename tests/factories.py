@@ -10,7 +10,8 @@ import asyncpg
 import httpx
 
 from db import identity, records
-from resolvers import ids
+from db.pool import begin_workspace
+from resolvers import ids, memory
 from resolvers.demo import CRM_OBJECTS
 from resolvers.principals import issue_token, principal_for_token
 from resolvers.record_writes import write_records
@@ -115,3 +116,29 @@ async def gql(
 def codes(response: httpx.Response) -> list[str]:
     """The extensions.code of every error in a GraphQL response."""
     return [e["extensions"]["code"] for e in response.json().get("errors", [])]
+
+
+async def make_page(
+    pool: asyncpg.Pool,
+    ws: Workspace,
+    about_kind: str,
+    about_id: UUID | None,
+    content: str,
+    name: str = "Page",
+    description: str = "",
+) -> str:
+    """A memory page written by the workspace (as the Dreamer will); its global id."""
+    async with pool.acquire() as conn, conn.transaction():
+        await begin_workspace(conn, ws.id)
+        page_id = await memory.create_page(
+            conn, ws.id, about_kind, about_id, name=name, description=description, content=content
+        )
+    return ws.gid(page_id, "MemoryPage")
+
+
+async def write_page(pool: asyncpg.Pool, ws: Workspace, page_gid: str, content: str) -> None:
+    """The workspace rewrites a page (stored form: sources as record:<id>)."""
+    async with pool.acquire() as conn, conn.transaction():
+        await begin_workspace(conn, ws.id)
+        page_id = ids.decode(page_gid, "MemoryPage", ws.id)
+        await memory.write_page(conn, ws.id, page_id, content)

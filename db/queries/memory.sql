@@ -1,0 +1,234 @@
+-- name: page_shown
+-- A page by id with its lines as one reader sees them ($2 readable objects, $3 person,
+-- $4 every source open) and the facts its read and write rules need.
+SELECT p.id, p.about_kind, p.member_id, p.agent_id, p.routine_id, p.subject_id, mr.label AS name,
+       p.description, p.version, p.trashed_at, p.created_at, p.updated_at,
+       mr.object_id AS memory_object_id, s.object_id AS subject_object_id,
+       COALESCE(record_readable(s, $2, $3), false) AS subject_readable,
+       COALESCE(object_carries_pages(s.object_id), true) AS carries_pages,
+       COALESCE(ag.owner_member_id, ro.owner_member_id) AS actor_owner_id,
+       memory_lines_shown(
+           COALESCE((SELECT jsonb_agg(to_jsonb(l) - 'workspace_id' - 'page_id'
+                                      ORDER BY l.position)
+                       FROM memory_lines l
+                      WHERE l.workspace_id = p.workspace_id AND l.page_id = p.id), '[]'),
+           $2, $3, $4) AS lines
+  FROM memory_pages p
+  JOIN records mr ON mr.workspace_id = p.workspace_id AND mr.id = p.id
+  LEFT JOIN records s ON s.workspace_id = p.workspace_id AND s.id = p.subject_id
+  LEFT JOIN agents ag ON ag.workspace_id = p.workspace_id AND ag.id = p.agent_id
+  LEFT JOIN routines ro ON ro.workspace_id = p.workspace_id AND ro.id = p.routine_id
+ WHERE p.workspace_id = app_workspace_id() AND p.id = $1;
+
+-- name: page_shown_for_update
+-- The same, locking the page row until the transaction ends (one writer at a time).
+SELECT p.id, p.about_kind, p.member_id, p.agent_id, p.routine_id, p.subject_id, mr.label AS name,
+       p.description, p.version, p.trashed_at, p.created_at, p.updated_at,
+       mr.object_id AS memory_object_id, s.object_id AS subject_object_id,
+       COALESCE(record_readable(s, $2, $3), false) AS subject_readable,
+       COALESCE(object_carries_pages(s.object_id), true) AS carries_pages,
+       COALESCE(ag.owner_member_id, ro.owner_member_id) AS actor_owner_id,
+       memory_lines_shown(
+           COALESCE((SELECT jsonb_agg(to_jsonb(l) - 'workspace_id' - 'page_id'
+                                      ORDER BY l.position)
+                       FROM memory_lines l
+                      WHERE l.workspace_id = p.workspace_id AND l.page_id = p.id), '[]'),
+           $2, $3, $4) AS lines
+  FROM memory_pages p
+  JOIN records mr ON mr.workspace_id = p.workspace_id AND mr.id = p.id
+  LEFT JOIN records s ON s.workspace_id = p.workspace_id AND s.id = p.subject_id
+  LEFT JOIN agents ag ON ag.workspace_id = p.workspace_id AND ag.id = p.agent_id
+  LEFT JOIN routines ro ON ro.workspace_id = p.workspace_id AND ro.id = p.routine_id
+ WHERE p.workspace_id = app_workspace_id() AND p.id = $1
+   FOR UPDATE OF p;
+
+-- name: live_page_id
+-- The live page about a member, agent, routine or record ($2; NULL for the workspace).
+SELECT id FROM memory_pages
+ WHERE workspace_id = app_workspace_id() AND trashed_at IS NULL AND about_kind = $1
+   AND COALESCE(member_id, agent_id, routine_id, subject_id, workspace_id)
+       = COALESCE($2, app_workspace_id());
+
+-- name: insert_page
+-- A new page and its memory record (visibility 'memory': read only through the page rules).
+WITH record AS (
+    INSERT INTO records (workspace_id, id, object_id, label, visibility, created_at, updated_at)
+    SELECT app_workspace_id(), $1, o.id, $7, 'memory', $9, $9
+      FROM objects o WHERE o.workspace_id = app_workspace_id() AND o.slug = 'memory'
+    RETURNING id
+)
+INSERT INTO memory_pages (workspace_id, id, about_kind, member_id, agent_id, routine_id,
+                          subject_id, description, version, created_at, updated_at)
+SELECT app_workspace_id(), record.id, $2, $3, $4, $5, $6, $8, 0, $9, $9 FROM record
+RETURNING id;
+
+-- name: carries_pages
+-- Whether a record exists and its object may carry memory pages.
+SELECT object_carries_pages(r.object_id) FROM records r
+ WHERE r.workspace_id = app_workspace_id() AND r.id = $1;
+
+-- name: delete_lines
+-- Removes every line of a page (before its new lines are written).
+DELETE FROM memory_lines WHERE workspace_id = app_workspace_id() AND page_id = $1;
+
+-- name: insert_lines
+-- Writes a page's lines in order, one array per column.
+INSERT INTO memory_lines (workspace_id, page_id, position, kind, key, text, type, author, day,
+                          until, human, source_kind, source_id, about_id)
+SELECT app_workspace_id(), $1, l.position - 1, l.kind, l.key, l.text, l.type, l.author, l.day,
+       l.until, l.human, l.source_kind, l.source_id, l.about_id
+  FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::date[],
+              $8::date[], $9::boolean[], $10::text[], $11::uuid[], $12::uuid[])
+       WITH ORDINALITY AS l(kind, key, text, type, author, day, until, human, source_kind,
+                            source_id, about_id, position);
+
+-- name: add_version
+-- Moves the page to its next version ($3 trashed or not) and records that version.
+WITH page AS (
+    UPDATE memory_pages
+       SET version = version + 1,
+           updated_at = $11,
+           trashed_at = CASE WHEN $3 THEN COALESCE(trashed_at, $11) END
+     WHERE workspace_id = app_workspace_id() AND id = $1
+    RETURNING version
+)
+INSERT INTO memory_versions (workspace_id, page_id, number, id, operation, actor_kind, actor_id,
+                             actor_name, session_id, rolled_back_from, lines, content_sha256,
+                             created_at)
+SELECT app_workspace_id(), $1, page.version, $2, $4, $5, $6, $7, $8, $9, $10,
+       encode(sha256(convert_to($12, 'UTF8')), 'hex'), $11
+  FROM page
+RETURNING number;
+
+-- name: versions_of_page
+-- A page's versions, newest first, before number $2 (NULL: from the newest), $3 at most.
+SELECT v.id, v.page_id, v.number, v.operation, v.actor_kind, v.actor_name, v.session_id,
+       v.rolled_back_from, v.created_at, v.redacted_at, v.redacted_by, v.content_sha256,
+       CASE WHEN v.lines IS NOT NULL THEN memory_lines_shown(v.lines, $4, $5, false) END AS lines
+  FROM memory_versions v
+ WHERE v.workspace_id = app_workspace_id() AND v.page_id = $1
+   AND ($2::integer IS NULL OR v.number < $2)
+ ORDER BY v.number DESC
+ LIMIT $3;
+
+-- name: version_by_id
+-- One version with its lines in the stored form (every source open), and its page's id.
+SELECT v.id, v.page_id, v.number, v.operation, v.actor_kind, v.actor_name, v.session_id,
+       v.rolled_back_from, v.created_at, v.redacted_at, v.redacted_by, v.content_sha256,
+       v.lines
+  FROM memory_versions v
+ WHERE v.workspace_id = app_workspace_id() AND v.id = $1;
+
+-- name: last_lines_before_trash
+-- The lines of a page's newest version that left any line and was not redacted.
+SELECT v.lines FROM memory_versions v
+ WHERE v.workspace_id = app_workspace_id() AND v.page_id = $1
+   AND v.lines IS NOT NULL AND jsonb_array_length(v.lines) > 0
+ ORDER BY v.number DESC
+ LIMIT 1;
+
+-- name: redact_version
+-- Scrubs a version's lines, keeping who wrote it and when.
+UPDATE memory_versions
+   SET lines = NULL, content_sha256 = NULL, redacted_at = $2, redacted_by = $3
+ WHERE workspace_id = app_workspace_id() AND id = $1 AND redacted_at IS NULL
+RETURNING number;
+
+-- name: readable_records
+-- Which of the given records the caller may read, with their labels.
+SELECT r.id, r.label FROM records r
+ WHERE r.workspace_id = app_workspace_id() AND r.id = ANY ($1)
+   AND record_readable(r, $2, $3);
+
+-- name: member_names
+-- The names of the given members.
+SELECT m.id, m.name FROM members m
+ WHERE m.workspace_id = app_workspace_id() AND m.id = ANY ($1);
+
+-- name: lock_proposer
+-- Serialises the proposals of one proposer, so the hourly count holds across replicas.
+SELECT pg_advisory_xact_lock(hashtextextended($1, 0));
+
+-- name: insert_proposal_within_limit
+-- Stores a proposal unless its proposer made $10 or more in the hour before $9.
+WITH recent AS (
+    SELECT count(*) AS n FROM memory_proposals
+     WHERE workspace_id = app_workspace_id() AND proposer_kind = $2 AND proposer_id = $3
+       AND created_at > $9::timestamptz - interval '1 hour' AND created_at <= $9
+)
+INSERT INTO memory_proposals (workspace_id, id, proposer_kind, proposer_id, proposer_name,
+                              session_id, on_behalf_of, record_id, text, created_at)
+SELECT app_workspace_id(), $1, $2, $3, $4, $5, $6, $7, $8, $9 FROM recent
+ WHERE recent.n < $10
+RETURNING id, proposer_kind, proposer_name, on_behalf_of, record_id, text, status, verdict,
+          created_at, decided_at;
+
+-- name: oldest_recent_proposal
+-- When the oldest proposal of the proposer's last hour was made (for Retry-After).
+SELECT min(created_at) FROM memory_proposals
+ WHERE workspace_id = app_workspace_id() AND proposer_kind = $1 AND proposer_id = $2
+   AND created_at > $3::timestamptz - interval '1 hour' AND created_at <= $3;
+
+-- name: proposals_by_proposer
+-- A proposer's proposals, newest first, $3 at most.
+SELECT id, proposer_kind, proposer_name, on_behalf_of, record_id, text, status, verdict,
+       created_at, decided_at
+  FROM memory_proposals
+ WHERE workspace_id = app_workspace_id() AND proposer_kind = $1 AND proposer_id = $2
+ ORDER BY created_at DESC, id
+ LIMIT $3;
+
+-- name: preferences_of
+-- A member's preferences as set (absent keys keep their default), and when they joined.
+SELECT m.created_at AS member_since,
+       COALESCE(jsonb_object_agg(p.key, jsonb_build_object(
+                    'value', p.value, 'turned_on_at', p.turned_on_at))
+                FILTER (WHERE p.key IS NOT NULL), '{}') AS set
+  FROM members m
+  LEFT JOIN member_preferences p ON p.workspace_id = m.workspace_id AND p.member_id = m.id
+ WHERE m.workspace_id = app_workspace_id() AND m.id = $1
+ GROUP BY m.created_at;
+
+-- name: set_preference
+-- Sets a member's preference; turning it on records when (a default is on since they joined).
+INSERT INTO member_preferences AS p (workspace_id, member_id, key, value, turned_on_at,
+                                     updated_at)
+SELECT app_workspace_id(), m.id, $2, $3, CASE WHEN $3 THEN m.created_at END, $4
+  FROM members m WHERE m.workspace_id = app_workspace_id() AND m.id = $1
+ON CONFLICT (workspace_id, member_id, key) DO UPDATE
+   SET value = EXCLUDED.value,
+       turned_on_at = CASE WHEN EXCLUDED.value AND NOT p.value THEN $4 ELSE p.turned_on_at END,
+       updated_at = $4;
+
+-- name: workspace_settings
+-- The workspace's settings as set (NULL: the default).
+SELECT memory_person_monthly_limit_usd::text AS person, memory_tenant_monthly_limit_usd::text
+       AS tenant
+  FROM workspaces w
+  LEFT JOIN workspace_settings s ON s.workspace_id = w.workspace_id
+ WHERE w.workspace_id = app_workspace_id();
+
+-- name: set_workspace_settings
+-- Sets the allowances ($1/$3 whether to set each; NULL returns to the default).
+INSERT INTO workspace_settings AS s (workspace_id, memory_person_monthly_limit_usd,
+                                     memory_tenant_monthly_limit_usd, updated_at)
+VALUES (app_workspace_id(), CASE WHEN $1 THEN $2::numeric END,
+        CASE WHEN $3 THEN $4::numeric END, $5)
+ON CONFLICT (workspace_id) DO UPDATE
+   SET memory_person_monthly_limit_usd
+           = CASE WHEN $1 THEN $2::numeric ELSE s.memory_person_monthly_limit_usd END,
+       memory_tenant_monthly_limit_usd
+           = CASE WHEN $3 THEN $4::numeric ELSE s.memory_tenant_monthly_limit_usd END,
+       updated_at = $5
+RETURNING memory_person_monthly_limit_usd::text AS person,
+          memory_tenant_monthly_limit_usd::text AS tenant;
+
+-- name: set_record_trashed
+-- Moves a record to the trash ($2 a time) or out of it ($2 NULL); its page stays.
+UPDATE records SET trashed_at = $2
+ WHERE workspace_id = app_workspace_id() AND id = $1
+RETURNING id;
+
+-- name: lines_shown
+-- Stored lines (a version's) with what one reader may see of their sources and references.
+SELECT memory_lines_shown($1, $2, $3, false);

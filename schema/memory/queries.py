@@ -1,0 +1,132 @@
+"""Root fields that read memory."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+import strawberry
+from strawberry.types import Info
+
+from resolvers import ids, memory, memory_settings, proposals
+from resolvers.errors import Problem, invalid
+from resolvers.records import check_page_size
+from schema.context import Context
+from schema.memory.types import (
+    MemoryPage,
+    MemoryPageKind,
+    MemoryPreferences,
+    MemoryProposal,
+    MemoryVersion,
+    TenantSettings,
+)
+
+# The global id type of what each kind of profile is about.
+PROFILE_TYPES = {
+    MemoryPageKind.MEMBER: "Member",
+    MemoryPageKind.AGENT: "Agent",
+    MemoryPageKind.ROUTINE: "Routine",
+}
+
+
+def decode_page_id(info: Info[Context, None], global_id: str, field: str = "pageId") -> UUID:
+    return ids.decode(global_id, "MemoryPage", info.context.principal.workspace_id, field)
+
+
+@strawberry.type
+class MemoryQuery:
+    @strawberry.field(description="A memory page by id; NOT_FOUND when absent or not readable.")
+    async def memory_page(self, info: Info[Context, None], id: strawberry.ID) -> MemoryPage:
+        ctx = info.context
+        found = await memory.page(ctx.conn, ctx.principal, decode_page_id(info, id, "id"))
+        return MemoryPage.of(found, ctx.principal.workspace_id)
+
+    @strawberry.field(description="The live page of a record, if there is one the caller reads.")
+    async def memory_page_by_record(
+        self, info: Info[Context, None], record_id: strawberry.ID
+    ) -> MemoryPage | None:
+        ctx = info.context
+        workspace = ctx.principal.workspace_id
+        record = ids.decode(record_id, "Record", workspace, "recordId")
+        found = await memory.page_about(ctx.conn, ctx.principal, "record", record)
+        return MemoryPage.of(found, workspace) if found else None
+
+    @strawberry.field(
+        description="The profile of a member, agent or routine (by its id), or of the"
+        " workspace (no id), if the caller may read it."
+    )
+    async def memory_profile(
+        self, info: Info[Context, None], kind: MemoryPageKind, id: strawberry.ID | None = None
+    ) -> MemoryPage | None:
+        ctx = info.context
+        workspace = ctx.principal.workspace_id
+        if kind is MemoryPageKind.RECORD:
+            raise invalid(
+                [Problem("a profile is of a member, agent, routine or the workspace", "kind")]
+            )
+        if kind is MemoryPageKind.WORKSPACE:
+            if id is not None:
+                raise invalid([Problem("the workspace profile takes no id", "id")])
+            about = None
+        elif id is None:
+            raise invalid([Problem("name whose profile to read", "id")])
+        else:
+            about = ids.decode(id, PROFILE_TYPES[kind], workspace, "id")
+        found = await memory.page_about(ctx.conn, ctx.principal, kind.value, about)
+        return MemoryPage.of(found, workspace) if found else None
+
+    @strawberry.field(
+        description="The caller's own profile, with the souvenirs it holds about records."
+    )
+    async def my_memories(self, info: Info[Context, None]) -> MemoryPage | None:
+        ctx = info.context
+        found = await memory.my_memories(ctx.conn, ctx.principal)
+        return MemoryPage.of(found, ctx.principal.workspace_id) if found else None
+
+    @strawberry.field(description="A page's versions, newest first.")
+    async def memory_versions(
+        self,
+        info: Info[Context, None],
+        page_id: strawberry.ID,
+        first: int | None = 20,
+        before: int | None = None,
+    ) -> list[MemoryVersion]:
+        ctx = info.context
+        size = check_page_size(first)
+        rows = await memory.versions(
+            ctx.conn, ctx.principal, decode_page_id(info, page_id), size, before
+        )
+        return [MemoryVersion.of(row, ctx.principal.workspace_id) for row in rows]
+
+    @strawberry.field(description="One version of a page.")
+    async def memory_version(self, info: Info[Context, None], id: strawberry.ID) -> MemoryVersion:
+        ctx = info.context
+        workspace = ctx.principal.workspace_id
+        version_id = ids.decode(id, "MemoryVersion", workspace, "id")
+        row = await memory.version(ctx.conn, ctx.principal, version_id)
+        return MemoryVersion.of(row, workspace)
+
+    @strawberry.field(description="The caller's proposals, newest first, with their status.")
+    async def my_memory_proposals(
+        self, info: Info[Context, None], first: int | None = 20
+    ) -> list[MemoryProposal]:
+        ctx = info.context
+        rows = await proposals.my_proposals(ctx.conn, ctx.principal, check_page_size(first))
+        return [MemoryProposal.of(row, ctx.principal.workspace_id) for row in rows]
+
+    @strawberry.field(description="The memory preferences of the person the request acts for.")
+    async def memory_preferences(self, info: Info[Context, None]) -> MemoryPreferences:
+        ctx = info.context
+        return MemoryPreferences.of(await memory_settings.preferences(ctx.conn, ctx.principal))
+
+    @strawberry.field(description="The workspace's settings (memory allowances).")
+    async def tenant_settings(self, info: Info[Context, None]) -> TenantSettings:
+        return TenantSettings.of(await memory_settings.allowances(info.context.conn))
+
+    @strawberry.field(
+        description="The workspace profile's ## Mission mémoire section, if the caller reads"
+        " that profile and it has one."
+    )
+    async def memory_mission(self, info: Info[Context, None]) -> str | None:
+        ctx = info.context
+        found = await memory.page_about(ctx.conn, ctx.principal, "workspace", None)
+        return found.mission if found else None
