@@ -10,7 +10,7 @@ import asyncpg
 
 from db import identity, records
 from db.pool import begin_workspace
-from resolvers import skills
+from resolvers import ids, memory, skills
 from resolvers.principals import issue_token, principal_for_token
 from resolvers.record_writes import write_records
 from resolvers.workspaces import create_object, create_workspace, grant_standard_roles
@@ -208,7 +208,7 @@ async def _load(conn: asyncpg.Connection) -> None:
             await identity.insert_member(conn, uuid4(), name, email, workspace.roles[role])
         ).id
     alice = members[DEMO_MEMBER_EMAIL]
-    await identity.insert_agent(conn, uuid4(), "Scout", alice)
+    scout = await identity.insert_agent(conn, uuid4(), "Scout", alice)
     await identity.insert_routine(conn, uuid4(), "Weekly digest", alice)
     await identity.insert_api_key(conn, uuid4(), "partner-sync", integration)
     await identity.insert_mcp_client(conn, uuid4(), "Claude Desktop", members["bob@demo.example"])
@@ -216,7 +216,9 @@ async def _load(conn: asyncpg.Connection) -> None:
     loader = await issue_token(conn, "member", member_id=alice, purpose="demo")
     principal = await principal_for_token(conn, loader)
     assert principal is not None
-    await write_records(conn, principal, RECORDS)
+    written = await write_records(conn, principal, RECORDS)
+    by_external = {line["external_id"]: r.id for line, r in zip(RECORDS, written, strict=True)}
+    await _load_memory(conn, principal.workspace_id, by_external, alice, scout.id)
     await skills.create_skill(
         conn,
         principal,
@@ -232,4 +234,70 @@ async def _load(conn: asyncpg.Connection) -> None:
                 skills.EXECUTABLE,
             )
         ],
+    )
+
+
+WORKSPACE_PROFILE = """## Mission mémoire
+Retenir qui décide chez nos clients, ce que chacun préfère et les règles de l'équipe.
+
+## Règles
+- Un devis part toujours relu par deux personnes — Alice Martin, 2026-09-14 [consigne]"""
+
+
+async def _load_memory(
+    conn: asyncpg.Connection,
+    workspace_id: UUID,
+    by_external: dict[str, str],
+    alice: UUID,
+    scout: UUID,
+) -> None:
+    """The demo's memory: the workspace profile with its mission, Acme's page (one souvenir
+    from a private deal Alice cannot open), Alice's profile and Scout's."""
+
+    def local(external_id: str) -> UUID:
+        return ids.decode(by_external[external_id], "Record", workspace_id)
+
+    await memory.create_page(
+        conn, workspace_id, "workspace", None, name="Demo", content=WORKSPACE_PROFILE
+    )
+    await memory.create_page(
+        conn,
+        workspace_id,
+        "record",
+        local("acme"),
+        name="Acme",
+        description="What Acme's people said about how to work with them.",
+        content="\n".join(
+            [
+                "- Acme veut tous ses messages en français, adressés à Claire Morel"
+                " — Alice Martin, 2026-10-02 [préférence]",
+                "- Le DAF d'Acme signe seul sous 50 000 €"
+                f" → record:{by_external['initech-secret']} — Bob Durand, 2026-10-23 [décision]",
+                "- Acme gèle ses achats jusqu'au budget 2027"
+                " — Claire Morel, 2026-11-05 [contexte] (revoir 2027-05-05)",
+            ]
+        ),
+    )
+    await memory.create_page(
+        conn,
+        workspace_id,
+        "member",
+        alice,
+        name="Alice Martin",
+        content="\n".join(
+            [
+                "- Préfère des réponses courtes, en listes — Alice Martin, 2026-10-01"
+                " [préférence] ✍",
+                f"- @[Acme](record:{by_external['acme']}) Alice suit le compte en personne"
+                " — Alice Martin, 2026-10-02 [relation]",
+            ]
+        ),
+    )
+    await memory.create_page(
+        conn,
+        workspace_id,
+        "agent",
+        scout,
+        name="Scout",
+        content="- Scout résume en trois points au plus — Alice Martin, 2026-10-05 [consigne]",
     )

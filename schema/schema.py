@@ -10,6 +10,7 @@ from schema.identity.mutations import IdentityMutation
 from schema.identity.queries import IdentityQuery
 from schema.memory.mutations import MemoryMutation
 from schema.memory.queries import MemoryQuery
+from schema.records.mutations import RecordsMutation
 from schema.records.queries import RecordsQuery
 from schema.skills.mutations import SkillsMutation
 from schema.skills.queries import SkillsQuery
@@ -21,7 +22,7 @@ class Query(IdentityQuery, RecordsQuery, SkillsQuery, MemoryQuery):
 
 
 @strawberry.type
-class Mutation(IdentityMutation, SkillsMutation, MemoryMutation):
+class Mutation(IdentityMutation, RecordsMutation, SkillsMutation, MemoryMutation):
     pass
 
 

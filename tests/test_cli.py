@@ -83,16 +83,20 @@ async def api(dsn: str) -> AsyncIterator[httpx.AsyncClient]:
         await pool.close()
 
 
-async def ask(client: httpx.AsyncClient, token: str, query: str) -> httpx.Response:
+async def ask(
+    client: httpx.AsyncClient, token: str, query: str, variables: dict[str, Any] | None = None
+) -> httpx.Response:
     return await client.post(
         "/graphql",
-        json={"query": query},
+        json={"query": query, "variables": variables or {}},
         headers={"authorization": f"Bearer {token}", "accept": "application/json"},
     )
 
 
-async def data(client: httpx.AsyncClient, token: str, query: str) -> dict[str, Any]:
-    response = await ask(client, token, query)
+async def data(
+    client: httpx.AsyncClient, token: str, query: str, variables: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    response = await ask(client, token, query, variables)
     assert response.status_code == 200, response.text
     body = response.json()
     assert "errors" not in body, body
@@ -152,6 +156,32 @@ async def test_demo_is_loaded_once_and_each_run_revokes_the_last_token(demo_db):
         assert (await ask(client, first_token, ME)).status_code == 401
         companies = (await data(client, second_token, COMPANIES))["records"]["nodes"]
         assert sorted(c["label"] for c in companies) == ["Acme", "Globex", "Initech"]
+
+
+async def test_demo_memory_shows_a_private_source_only_as_its_kind_owner_and_day(demo_db):
+    dsn, _ = demo_db
+    again = await skillmem(dsn, "demo")
+    token = demo_token(again.stdout)
+    async with api(dsn) as client:
+        found = await data(
+            client,
+            token,
+            "{ memoryMission myMemories { souvenirs { aboutRecordId } }"
+            ' records(object: "companies", filter: {labelContains: "Acme"}) { nodes { id } } }',
+        )
+        acme = found["records"]["nodes"][0]["id"]
+        assert found["memoryMission"].startswith("Retenir qui décide")
+        assert acme in [s["aboutRecordId"] for s in found["myMemories"]["souvenirs"]]
+        page = await data(
+            client,
+            token,
+            "query($id: ID!) { memoryPageByRecord(recordId: $id) { content } }",
+            {"id": acme},
+        )
+    # Alice cannot open Bob's private deal: she sees its kind, owner and day, never its id.
+    content = page["memoryPageByRecord"]["content"]
+    assert "→ deal from Bob Durand, 2026-10-23 — Bob Durand" in content
+    assert "record:" not in content
 
 
 async def test_token_create_for_an_api_key(demo_db):

@@ -16,10 +16,10 @@ import pytest
 from db.identity import insert_routine
 from db.pool import begin_workspace, create_pool
 from gateway.app import create_app
-from resolvers import skills
+from resolvers import ids, memory_settings, proposals, skills
 from resolvers.principals import principal_for_token, token_hash
 from resolvers.workspaces import create_object, grant_standard_roles
-from tests.factories import Workspace, codes, gql, load_records
+from tests.factories import Workspace, codes, gql, load_records, make_page
 
 APP_ROLE = "skillmem_app"
 EXPECTED_TABLES = {
@@ -37,6 +37,12 @@ EXPECTED_TABLES = {
     "records",
     "record_links",
     "record_changes",
+    "memory_pages",
+    "memory_lines",
+    "memory_versions",
+    "memory_proposals",
+    "member_preferences",
+    "workspace_settings",
 }
 
 WORKSPACE_TABLES_SQL = """
@@ -64,7 +70,8 @@ async def workspace_tables(conn: asyncpg.Connection) -> list[str]:
 
 async def fill(pool: asyncpg.Pool, ws: Workspace, prefix: str) -> list[str]:
     """Rows in every workspace table: a routine, records with a relation, a share, changes, a
-    skill with a file and a lesson."""
+    skill with a file and a lesson, a memory page with its lines and versions, a proposal, a
+    preference and the workspace's settings."""
     async with pool.acquire() as conn, conn.transaction():
         await begin_workspace(conn, ws.id)
         await insert_routine(conn, uuid.uuid4(), f"{prefix} nightly", ws.members["admin"])
@@ -78,7 +85,7 @@ async def fill(pool: asyncpg.Pool, ws: Workspace, prefix: str) -> list[str]:
             files=[skills.NewFile("references/tone.md", f"Tone of {prefix}.".encode())],
         )
         await skills.record_skill_use(conn, admin, "house-style", "Keep it short.")
-    return await load_records(
+    loaded = await load_records(
         pool,
         ws.tokens["member"],
         [
@@ -97,6 +104,18 @@ async def fill(pool: asyncpg.Pool, ws: Workspace, prefix: str) -> list[str]:
             },
         ],
     )
+    acme = ids.decode(loaded[0], "Record", ws.id)
+    await make_page(
+        pool, ws, "record", acme, f"- {prefix} Acme pays late — Claire, 2026-10-02 [relation]"
+    )
+    async with pool.acquire() as conn, conn.transaction():
+        member = await principal_for_token(conn, ws.tokens["member"])
+        admin = await principal_for_token(conn, ws.tokens["admin"])
+        assert member is not None and admin is not None
+        await proposals.propose(conn, member, f"{prefix} Acme prefers mail")
+        await memory_settings.set_preference(conn, member, "memory.shareWithTeam", False)
+        await memory_settings.update_allowances(conn, admin, {"memoryPersonMonthlyLimitUsd": "2"})
+    return loaded
 
 
 @pytest.fixture
@@ -681,7 +700,7 @@ async def test_the_login_role_holds_nothing_until_a_request_begins(owner, api_po
         assert await conn.fetchval("SELECT current_user") == "skillmem_api"
 
 
-IMMUTABLE_TABLES = ("skill_versions", "skill_files", "skill_blobs")
+IMMUTABLE_TABLES = ("skill_versions", "skill_files", "skill_blobs", "memory_versions")
 
 
 @pytest.mark.parametrize("table", IMMUTABLE_TABLES)

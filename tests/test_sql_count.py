@@ -10,7 +10,8 @@ import pytest
 
 from db.pool import SerialConnection, init_connection, keep_session
 from gateway.app import create_app
-from tests.factories import gql, load_records
+from resolvers import ids
+from tests.factories import gql, load_records, make_page
 
 TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
 
@@ -113,3 +114,56 @@ async def test_change_logs_are_batched(counted, pool, ws):
     _, sent = split(statements)
     # The token, three pages, and one change-log statement per page size asked for (2 and 10).
     assert len(sent) == 1 + 3 + 2, sent
+
+
+PAGE = "query($id: ID!) { memoryPage(id: $id) { content contentSha256 souvenirs { key line } } }"
+EDIT = """
+mutation($id: ID!, $content: String!, $base: String) {
+  editMemoryPage(pageId: $id, content: $content, baseSha256: $base) { version }
+}
+"""
+
+
+def souvenirs(count: int, source: str) -> str:
+    return "\n".join(
+        f"- Fact {i} about Acme → record:{source} — Claire, 2026-10-02 [relation]"
+        for i in range(count)
+    )
+
+
+@pytest.mark.parametrize("count", [1, 20])
+async def test_a_page_is_read_in_one_statement_and_edited_in_four(counted, pool, ws, count):
+    client, statements = counted
+    [acme, deal] = await load_records(
+        pool,
+        ws.tokens["admin"],
+        [
+            {"object": "companies", "label": "Acme"},
+            {"object": "deals", "label": "Secret", "visibility": "private"},
+        ],
+    )
+    page = await make_page(
+        pool, ws, "record", ids.decode(acme, "Record", ws.id), souvenirs(count, deal)
+    )
+    await gql(client, ws.tokens["member"], PAGE, {"id": page})
+    statements.clear()
+    read = (await gql(client, ws.tokens["member"], PAGE, {"id": page})).json()["data"]
+    assert len(read["memoryPage"]["souvenirs"]) == count
+    _, sent = split(statements)
+    # The token, then the page with its lines and what this reader sees of their sources.
+    assert len(sent) == 2, sent
+
+    # A first edit warms the connection (asyncpg introspects the array types once).
+    content = read["memoryPage"]["content"] + "\n- One more thing [contexte]"
+    await gql(client, ws.tokens["member"], EDIT, {"id": page, "content": content})
+    statements.clear()
+    edited = await gql(
+        client,
+        ws.tokens["member"],
+        EDIT,
+        {"id": page, "content": content + "\n- And another [relation]"},
+    )
+    assert edited.json()["data"]["editMemoryPage"]["version"] == 3
+    _, sent = split(statements)
+    # The token; the page locked and read; its lines removed, written again; the version.
+    assert len(sent) == 5, sent
