@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test check fmt schema bench bench-skills bench-data
+.PHONY: install run test check fmt schema bench bench-skills bench-memory bench-data
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -37,6 +37,9 @@ bench: $(STAMP)
 
 bench-skills: $(STAMP)
 	$(BIN)/python -m bench.skills
+
+bench-memory: $(STAMP)
+	$(BIN)/python -m bench.memory
 
 bench-data: $(STAMP)
 	$(BIN)/python -m bench.generate

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 HOST = "127.0.0.1"
@@ -80,9 +81,14 @@ class Run:
 
 
 async def load(
-    port: int, request: bytes, concurrency: int, seconds: float, max_requests: int = MAX_REQUESTS
+    port: int,
+    request: bytes | Callable[[], bytes],
+    concurrency: int,
+    seconds: float,
+    max_requests: int = MAX_REQUESTS,
 ) -> Run:
-    """Send ``request`` from ``concurrency`` connections for ``seconds``; time each one."""
+    """Send ``request`` (the same bytes, or new bytes from a callable each time) from
+    ``concurrency`` connections for ``seconds``; time each one."""
     run = Run()
     deadline = time.perf_counter() + seconds
     clock = time.perf_counter_ns
@@ -91,9 +97,10 @@ async def load(
         reader, writer = await asyncio.open_connection(HOST, port)
         try:
             while time.perf_counter() < deadline and len(run.latencies_ns) < max_requests:
+                sent = request() if callable(request) else request
                 began = clock()
                 async with asyncio.timeout(REQUEST_TIMEOUT):
-                    status, _ = await exchange(reader, writer, request)
+                    status, _ = await exchange(reader, writer, sent)
                 run.latencies_ns.append(clock() - began)
                 if status != 200:
                     run.errors += 1

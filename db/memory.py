@@ -121,9 +121,10 @@ async def page_shown(
     for_update: bool = False,
 ) -> PageRow | None:
     """A page with its lines as ``person`` (whose role reads ``readable``) sees them, or in
-    the stored form; ``for_update`` locks it until the transaction ends."""
-    query = Q["page_shown_for_update"] if for_update else Q["page_shown"]
-    row = await conn.fetchrow(query, page_id, readable, person, stored_form)
+    the stored form; ``for_update`` locks it first, until the transaction ends."""
+    if for_update:
+        await conn.execute(Q["lock_page"], page_id)
+    row = await conn.fetchrow(Q["page_shown"], page_id, readable, person, stored_form)
     return _page(row) if row else None
 
 
@@ -266,9 +267,19 @@ async def versions_of_page(
     readable: Sequence[UUID],
     person: UUID | None,
 ) -> list[VersionRow]:
-    """A page's versions, newest first, with their lines as ``person`` sees them."""
-    rows = await conn.fetch(Q["versions_of_page"], page_id, before, first, readable, person)
-    return [_version(row) for row in rows]
+    """A page's versions, newest first, with their lines as ``person`` sees them (all shown in
+    one more statement)."""
+    rows = await conn.fetch(Q["versions_of_page"], page_id, before, first)
+    stored = [row["lines"] or [] for row in rows]
+    shown = await lines_shown(conn, [line for lines in stored for line in lines], readable, person)
+    found, start = [], 0
+    for row, lines in zip(rows, stored, strict=True):
+        values = dict(row)
+        if row["lines"] is not None:
+            values["lines"] = shown[start : start + len(lines)]
+        start += len(lines)
+        found.append(VersionRow(**values))
+    return found
 
 
 async def version_by_id(conn: asyncpg.Connection, version_id: UUID) -> VersionRow | None:
@@ -290,7 +301,9 @@ async def lines_shown(
     person: UUID | None,
 ) -> list[LineRow]:
     """Stored lines as ``person`` sees them."""
-    raw = await conn.fetchval(Q["lines_shown"], list(lines), readable, person)
+    if not lines:
+        return []
+    raw = await conn.fetchval(Q["lines_shown"], list(lines), readable, person, False)
     return [line_from_json(item) for item in raw]
 
 

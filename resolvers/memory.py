@@ -23,6 +23,8 @@ from resolvers import clock, ids
 from resolvers.errors import Code, DomainError, Problem, invalid, not_found
 from resolvers.principals import Principal
 from resolvers.souvenirs import (
+    MISSION_HEADING,
+    PAGE_CONTENT_MAX_CHARS,
     PAGE_DESCRIPTION_MAX_CHARS,
     PAGE_NAME_MAX_CHARS,
     LineError,
@@ -375,11 +377,11 @@ async def _person_lines(
             lines.append(line)
     workspace_id = principal.workspace_id
     length = len(content_of(lines, workspace_id))
-    if length > 4_000:
+    if length > PAGE_CONTENT_MAX_CHARS:
         problems.append(
             Problem(
                 f"with authors and days filled in the page would hold {length} characters,"
-                " more than 4000",
+                f" more than {PAGE_CONTENT_MAX_CHARS}",
                 "content",
             )
         )
@@ -698,7 +700,19 @@ async def write_page(
         row = await memory.page_shown(conn, page_id, [], None, stored_form=True, for_update=True)
         if row is None:
             raise not_found("memory page")
+        if row.trashed_at is not None and not created:
+            raise invalid([Problem("the page is in the trash: nothing is written to it", "id")])
         parsed, problems = parse_content(content, mission=row.about_kind == "workspace")
+        before = content_of(row.lines, workspace_id, stored_form=True)
+        mission_changed = mission_section(content) != mission_section(before)
+        if row.about_kind == "workspace" and not created and mission_changed:
+            problems.append(
+                Problem(
+                    f"the {MISSION_HEADING} section is the workspace's own: memory never"
+                    " rewrites it",
+                    "content",
+                )
+            )
         stored = [(line, line_text(line, workspace_id, stored_form=True)) for line in row.lines]
         shown = [(line.key, text) for line, text in stored if line.key is not None]
         submitted = [p for p in parsed if p.kind == "souvenir"]
@@ -722,6 +736,15 @@ async def write_page(
         for index, (line, _) in enumerate(stored):
             if line.human and line.key not in present:
                 lines.insert(min(index, len(lines)), line)
+        length = len(content_of(lines, workspace_id, stored_form=True))
+        if length > PAGE_CONTENT_MAX_CHARS:
+            problems.append(
+                Problem(
+                    f"with its ✍ lines put back the page would hold {length} characters,"
+                    f" more than {PAGE_CONTENT_MAX_CHARS}",
+                    "content",
+                )
+            )
         problems.extend(cap_problems(_page_kind(row), _counts(row.lines), _counts(lines)))
         if problems:
             raise invalid(problems, "The content is not valid: nothing was changed.")

@@ -335,13 +335,13 @@ def render_content(lines: Iterable[str]) -> str:
 
 def mission_section(content: str) -> str | None:
     """The text under the workspace profile's ``## Mission mémoire`` heading, to the first
-    blank line or the next heading; None when there is no such section."""
+    blank line or the next heading (of any level); None when there is no such section."""
     lines = content.split("\n")
     for index, line in enumerate(lines):
         if line.rstrip() == MISSION_HEADING:
             section = []
             for text in lines[index + 1 :]:
-                if not text.strip() or text.startswith("##"):
+                if not text.strip() or text.startswith("#"):
                     break
                 section.append(text)
             return "\n".join(section)

@@ -1,18 +1,42 @@
 -- name: page_shown
 -- A page by id with its lines as one reader sees them ($2 readable objects, $3 person,
--- $4 every source open) and the facts its read and write rules need.
+-- $4 every source open): whether the reader can open each source, its kind (the source
+-- record's object) and owner, the label of the record a line is about; and the facts the
+-- page's read and write rules need. (lines_shown shows a version's lines the same way.)
 SELECT p.id, p.about_kind, p.member_id, p.agent_id, p.routine_id, p.subject_id, mr.label AS name,
        p.description, p.version, p.trashed_at, p.created_at, p.updated_at,
        mr.object_id AS memory_object_id, s.object_id AS subject_object_id,
        COALESCE(record_readable(s, $2, $3), false) AS subject_readable,
        COALESCE(object_carries_pages(s.object_id), true) AS carries_pages,
        COALESCE(ag.owner_member_id, ro.owner_member_id) AS actor_owner_id,
-       memory_lines_shown(
-           COALESCE((SELECT jsonb_agg(to_jsonb(l) - 'workspace_id' - 'page_id'
-                                      ORDER BY l.position)
-                       FROM memory_lines l
-                      WHERE l.workspace_id = p.workspace_id AND l.page_id = p.id), '[]'),
-           $2, $3, $4) AS lines
+       (SELECT COALESCE(jsonb_agg(jsonb_build_object(
+                   'kind', l.kind, 'text', l.text, 'key', l.key, 'type', l.type,
+                   'author', l.author, 'day', l.day, 'until', l.until, 'human', l.human,
+                   'source_kind', l.source_kind, 'source_id', l.source_id,
+                   'about_id', l.about_id,
+                   'source_open', CASE l.source_kind
+                       WHEN 'record' THEN src.id IS NOT NULL
+                                          AND ($4 OR COALESCE(record_readable(src, $2, $3), false))
+                       WHEN 'conversation' THEN cm.id IS NOT NULL AND ($4 OR COALESCE(cm.id = $3, false))
+                   END,
+                   'source_exists', src.id IS NOT NULL OR cm.id IS NOT NULL,
+                   'source_object', so.singular,
+                   'source_owner', COALESCE(cm.name, som.name),
+                   'about_label', ab.label,
+                   'about_open', ab.id IS NOT NULL
+                                 AND ($4 OR COALESCE(record_readable(ab, $2, $3), false))) ORDER BY l.position), '[]')
+          FROM memory_lines l
+            LEFT JOIN records src
+              ON l.source_kind = 'record' AND src.workspace_id = app_workspace_id()
+             AND src.id = l.source_id
+            LEFT JOIN objects so ON so.workspace_id = src.workspace_id AND so.id = src.object_id
+            LEFT JOIN members som
+              ON som.workspace_id = src.workspace_id AND som.id = src.owner_member_id
+            LEFT JOIN members cm
+              ON l.source_kind = 'conversation' AND cm.workspace_id = app_workspace_id()
+             AND cm.id = l.source_id
+            LEFT JOIN records ab ON ab.workspace_id = app_workspace_id() AND ab.id = l.about_id
+         WHERE l.workspace_id = p.workspace_id AND l.page_id = p.id) AS lines
   FROM memory_pages p
   JOIN records mr ON mr.workspace_id = p.workspace_id AND mr.id = p.id
   LEFT JOIN records s ON s.workspace_id = p.workspace_id AND s.id = p.subject_id
@@ -20,27 +44,9 @@ SELECT p.id, p.about_kind, p.member_id, p.agent_id, p.routine_id, p.subject_id, 
   LEFT JOIN routines ro ON ro.workspace_id = p.workspace_id AND ro.id = p.routine_id
  WHERE p.workspace_id = app_workspace_id() AND p.id = $1;
 
--- name: page_shown_for_update
--- The same, locking the page row until the transaction ends (one writer at a time).
-SELECT p.id, p.about_kind, p.member_id, p.agent_id, p.routine_id, p.subject_id, mr.label AS name,
-       p.description, p.version, p.trashed_at, p.created_at, p.updated_at,
-       mr.object_id AS memory_object_id, s.object_id AS subject_object_id,
-       COALESCE(record_readable(s, $2, $3), false) AS subject_readable,
-       COALESCE(object_carries_pages(s.object_id), true) AS carries_pages,
-       COALESCE(ag.owner_member_id, ro.owner_member_id) AS actor_owner_id,
-       memory_lines_shown(
-           COALESCE((SELECT jsonb_agg(to_jsonb(l) - 'workspace_id' - 'page_id'
-                                      ORDER BY l.position)
-                       FROM memory_lines l
-                      WHERE l.workspace_id = p.workspace_id AND l.page_id = p.id), '[]'),
-           $2, $3, $4) AS lines
-  FROM memory_pages p
-  JOIN records mr ON mr.workspace_id = p.workspace_id AND mr.id = p.id
-  LEFT JOIN records s ON s.workspace_id = p.workspace_id AND s.id = p.subject_id
-  LEFT JOIN agents ag ON ag.workspace_id = p.workspace_id AND ag.id = p.agent_id
-  LEFT JOIN routines ro ON ro.workspace_id = p.workspace_id AND ro.id = p.routine_id
- WHERE p.workspace_id = app_workspace_id() AND p.id = $1
-   FOR UPDATE OF p;
+-- name: lock_page
+-- Locks a page's row until the transaction ends (one writer at a time).
+SELECT id FROM memory_pages WHERE workspace_id = app_workspace_id() AND id = $1 FOR UPDATE;
 
 -- name: live_page_id
 -- The live page about a member, agent, routine or record ($2; NULL for the workspace).
@@ -101,10 +107,11 @@ SELECT app_workspace_id(), $1, page.version, $2, $4, $5, $6, $7, $8, $9, $10,
 RETURNING number;
 
 -- name: versions_of_page
--- A page's versions, newest first, before number $2 (NULL: from the newest), $3 at most.
+-- A page's versions, newest first, before number $2 (NULL: from the newest), $3 at most, their
+-- lines as stored.
 SELECT v.id, v.page_id, v.number, v.operation, v.actor_kind, v.actor_name, v.session_id,
        v.rolled_back_from, v.created_at, v.redacted_at, v.redacted_by, v.content_sha256,
-       CASE WHEN v.lines IS NOT NULL THEN memory_lines_shown(v.lines, $4, $5, false) END AS lines
+       v.lines
   FROM memory_versions v
  WHERE v.workspace_id = app_workspace_id() AND v.page_id = $1
    AND ($2::integer IS NULL OR v.number < $2)
@@ -230,5 +237,35 @@ UPDATE records SET trashed_at = $2
 RETURNING id;
 
 -- name: lines_shown
--- Stored lines (a version's) with what one reader may see of their sources and references.
-SELECT memory_lines_shown($1, $2, $3, false);
+-- Stored lines (versions', as JSON) as one reader sees them, like page_shown's.
+SELECT COALESCE(jsonb_agg(jsonb_build_object(
+                   'kind', l.kind, 'text', l.text, 'key', l.key, 'type', l.type,
+                   'author', l.author, 'day', l.day, 'until', l.until, 'human', l.human,
+                   'source_kind', l.source_kind, 'source_id', l.source_id,
+                   'about_id', l.about_id,
+                   'source_open', CASE l.source_kind
+                       WHEN 'record' THEN src.id IS NOT NULL
+                                          AND ($4 OR COALESCE(record_readable(src, $2, $3), false))
+                       WHEN 'conversation' THEN cm.id IS NOT NULL AND ($4 OR COALESCE(cm.id = $3, false))
+                   END,
+                   'source_exists', src.id IS NOT NULL OR cm.id IS NOT NULL,
+                   'source_object', so.singular,
+                   'source_owner', COALESCE(cm.name, som.name),
+                   'about_label', ab.label,
+                   'about_open', ab.id IS NOT NULL
+                                 AND ($4 OR COALESCE(record_readable(ab, $2, $3), false))) ORDER BY l.ord), '[]')
+  FROM ROWS FROM (jsonb_to_recordset($1) AS (kind text, key text, text text, type text,
+                                             author text, day date, until date, human boolean,
+                                             source_kind text, source_id uuid, about_id uuid))
+       WITH ORDINALITY AS l(kind, key, text, type, author, day, until, human, source_kind,
+                            source_id, about_id, ord)
+            LEFT JOIN records src
+              ON l.source_kind = 'record' AND src.workspace_id = app_workspace_id()
+             AND src.id = l.source_id
+            LEFT JOIN objects so ON so.workspace_id = src.workspace_id AND so.id = src.object_id
+            LEFT JOIN members som
+              ON som.workspace_id = src.workspace_id AND som.id = src.owner_member_id
+            LEFT JOIN members cm
+              ON l.source_kind = 'conversation' AND cm.workspace_id = app_workspace_id()
+             AND cm.id = l.source_id
+            LEFT JOIN records ab ON ab.workspace_id = app_workspace_id() AND ab.id = l.about_id;
