@@ -43,7 +43,7 @@ from resolvers.souvenirs import (
 
 SYSTEM_ACTOR = Actor("system", None, "memory")
 ABOUT_KINDS = ("member", "agent", "routine", "workspace", "record")
-_SEPARATORS = re.compile(r"[\u2014\u2192\x00-\x1f\x7f]")
+_SEPARATORS = re.compile(r"[\u2014\u2192\x00-\x1f\x7f-\x9f]")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 

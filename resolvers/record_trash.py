@@ -37,14 +37,19 @@ async def set_trashed(
         conn, [record_id], [], principal.readable_objects, principal.person_id
     )
     row = found[0] if found else None
-    if row is None or not _visible(principal, row):
+    if row is None:
         raise not_found()
     kinds = {o.id: o.kind for o in await records.objects(conn)}
-    if kinds.get(row.object_id) in NOT_TRASHABLE:
+    # A memory record is read through its page only: refused as such, whoever asks.
+    if kinds.get(row.object_id) == "memory" or (
+        kinds.get(row.object_id) in NOT_TRASHABLE and _visible(principal, row)
+    ):
         raise DomainError(
             Code.SCHEMA_SYSTEM_ENTITY_IMMUTABLE,
             f"{row.object} records cannot be trashed through the record API.",
         )
+    if not _visible(principal, row):
+        raise not_found()
     if not principal.may("delete", row.object_id):
         raise DomainError(Code.FORBIDDEN, f"Your role may not delete {row.object} records.")
     await memory.set_record_trashed(conn, record_id, clock.now() if trashed else None)

@@ -41,7 +41,9 @@ _TAIL = re.compile(
 )
 _ATTRIBUTION = re.compile(r"^(?P<author>.+), (?P<day>\S+)$")
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_REFERENCE = re.compile(r"^@\[(?P<label>[^\[\]()]+)\]\((?P<target>record:[A-Za-z0-9_-]+)\) ")
+_REFERENCE = re.compile(
+    r"^@\[(?P<label>[^\[\]()→—\x00-\x1f\x7f-\x9f]+)\]\((?P<target>record:[A-Za-z0-9_-]+)\) "
+)
 _HEADING = re.compile(r"^#{1,6} \S")
 
 
@@ -131,10 +133,12 @@ def souvenir_problems(souvenir: Souvenir) -> list[str]:
         found.extend(_source_problems(souvenir.source))
         if souvenir.human:
             found.append(f"a {HUMAN_MARK} line carries no source")
-    if souvenir.about is not None and not _REFERENCE.match(
-        f"@[{souvenir.about.label}]({souvenir.about.target}) "
-    ):
-        found.append("a record reference is @[label](record:<id>)")
+    if souvenir.about is not None:
+        label = souvenir.about.label
+        if not label.strip() or "→" in label or "—" in label or _control(label):
+            found.append("a record reference's label may not hold '→', '—' or a control character")
+        elif not _REFERENCE.match(f"@[{label}]({souvenir.about.target}) "):
+            found.append("a record reference is @[label](record:<id>)")
     if souvenir.until is not None and souvenir.day is not None and souvenir.until < souvenir.day:
         found.append("its end date (jusqu'au) is before its day")
     return found
