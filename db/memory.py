@@ -389,10 +389,12 @@ async def oldest_recent_proposal(
 
 
 async def proposals_by_proposer(
-    conn: asyncpg.Connection, proposer: Actor, first: int
+    conn: asyncpg.Connection, proposer: Actor, on_behalf_of: UUID | None, first: int
 ) -> list[ProposalRow]:
-    """A proposer's proposals, newest first."""
-    rows = await conn.fetch(Q["proposals_by_proposer"], proposer.kind, proposer.id, first)
+    """A proposer's proposals for one person (or for none), newest first."""
+    rows = await conn.fetch(
+        Q["proposals_by_proposer"], proposer.kind, proposer.id, on_behalf_of, first
+    )
     return [ProposalRow(**dict(row)) for row in rows]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from uuid import UUID
 
 from resolvers.errors import Problem, invalid, not_found
@@ -31,8 +32,13 @@ def decode(global_id: str, type_name: str, workspace_id: UUID, field: str = "id"
         # One spelling per node: no padding, no stray characters, lowercase hex.
         raise invalid([Problem("not a valid ID", field=field)])
     if kind != type_name or parsed_workspace != workspace_id:
-        raise not_found(type_name.lower())
+        raise not_found(_words(type_name))
     return parsed_local
+
+
+def _words(type_name: str) -> str:
+    """A type's name as the error messages say it: MemoryPage -> memory page."""
+    return re.sub(r"(?<!^)(?=[A-Z])", " ", type_name).lower()
 
 
 MAX_POSITION = 2**63 - 1

@@ -44,7 +44,7 @@ from resolvers.souvenirs import (
 SYSTEM_ACTOR = Actor("system", None, "memory")
 ABOUT_KINDS = ("member", "agent", "routine", "workspace", "record")
 _SEPARATORS = re.compile(r"[\u2014\u2192\x00-\x1f\x7f-\x9f]")
-_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,7 +330,7 @@ async def edit_page(
     """A person rewrites a page's content. Lines kept word for word keep their keys; new or
     reworded lines become ✍ lines by the person, of today, without source. With
     ``base_sha256``, the content must still be the one it names."""
-    if base_sha256 is not None and not _SHA256.match(base_sha256):
+    if base_sha256 is not None and not _SHA256.fullmatch(base_sha256):
         raise invalid([Problem("a sha256 is 64 lowercase hexadecimal digits", "baseSha256")])
     if not principal.is_own_session:
         raise why_not_editable(principal)
@@ -564,10 +564,7 @@ async def rollback(conn: asyncpg.Connection, principal: Principal, version_id: U
     if not principal.is_own_session:
         raise why_not_editable(principal)
     async with conn.transaction():
-        version = await memory.version_by_id(conn, version_id)
-        if version is None:
-            raise not_found("memory version")
-        row = await _load(conn, principal, version.page_id, for_update=True, trashed=True)
+        version, row = await _version_page(conn, principal, version_id, for_update=True)
         if not may_edit(principal, row):
             raise why_not_editable(principal)
         if row.trashed_at is not None:
@@ -597,10 +594,7 @@ async def redact(conn: asyncpg.Connection, principal: Principal, version_id: UUI
     if not principal.is_own_session:
         raise why_not_editable(principal)
     async with conn.transaction():
-        version = await memory.version_by_id(conn, version_id)
-        if version is None:
-            raise not_found("memory version")
-        row = await _load(conn, principal, version.page_id, trashed=True)
+        _, row = await _version_page(conn, principal, version_id)
         if not may_edit(principal, row):
             raise why_not_editable(principal)
         await memory.redact_version(conn, version_id, clock.now(), principal.row.actor_name)
@@ -611,11 +605,28 @@ async def redact(conn: asyncpg.Connection, principal: Principal, version_id: UUI
 
 async def version(conn: asyncpg.Connection, principal: Principal, version_id: UUID) -> VersionRow:
     """One version of a page the caller may read, its lines as the caller sees them."""
-    found = await memory.version_by_id(conn, version_id)
-    if found is None:
-        raise not_found("memory version")
+    found, _ = await _version_page(conn, principal, version_id)
     rows = await versions(conn, principal, found.page_id, 1, found.number + 1)
     return rows[0]
+
+
+async def _version_page(
+    conn: asyncpg.Connection,
+    principal: Principal,
+    version_id: UUID,
+    *,
+    for_update: bool = False,
+) -> tuple[VersionRow, PageRow]:
+    """A version (stored form) and its page, which the caller may read (trashed, when they may
+    edit it); a version of a page they may not read is answered like a missing version."""
+    version = await memory.version_by_id(conn, version_id)
+    if version is None:
+        raise not_found("memory version")
+    try:
+        row = await _load(conn, principal, version.page_id, for_update=for_update, trashed=True)
+        return version, row
+    except DomainError:
+        raise not_found("memory version") from None
 
 
 # Writing by the workspace (the Dreamer) ------------------------------------------------------

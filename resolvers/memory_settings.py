@@ -22,7 +22,7 @@ DEFAULT_PERSON_MONTHLY_LIMIT_USD = "1.00"
 DEFAULT_TENANT_MONTHLY_LIMIT_USD = "5.00"
 SETTING_KEYS = ("memoryPersonMonthlyLimitUsd", "memoryTenantMonthlyLimitUsd")
 # A decimal string with at most six decimals and a sane number of digits.
-_AMOUNT = re.compile(r"^(0|[1-9][0-9]{0,11})(\.[0-9]{1,6})?$")
+_AMOUNT = re.compile(r"(0|[1-9][0-9]{0,11})(\.[0-9]{1,6})?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +108,7 @@ def amount_problems(field: str, value: Any) -> list[Problem]:
     """Why an allowance is refused: it is a decimal string with at most six decimals, or null."""
     if value is None:
         return []
-    if not isinstance(value, str) or not _AMOUNT.match(value):
+    if not isinstance(value, str) or not _AMOUNT.fullmatch(value):
         return [
             Problem(
                 'an amount in USD is a decimal string with at most six decimals ("3", "0.50"),'
@@ -134,8 +134,10 @@ async def update_allowances(
             problems.extend(amount_problems(key, changes[key]))
     if problems:
         raise invalid(problems, "The settings are not valid: nothing was changed.")
-    if not principal.row.can_update_settings:
-        raise DomainError(Code.FORBIDDEN, "Your role may not update the workspace's settings.")
+    if not principal.row.can_update_settings or principal.kind not in ("member", "api_key"):
+        # A person with the right (or a key with it) decides; never an agent or a client
+        # acting for them.
+        raise DomainError(Code.FORBIDDEN, "You may not update the workspace's settings.")
 
     def change(key: str) -> tuple[bool, Decimal | None]:
         value = changes.get(key)

@@ -59,9 +59,9 @@ async def propose(
         if record_id not in readable:
             raise not_found("record")
     who = proposer(principal)
-    now = clock.now()
     async with conn.transaction():
         await memory.lock_proposer(conn, f"{principal.workspace_id}:{who.kind}:{who.id}")
+        now = clock.now()
         row = await memory.insert_proposal_within_limit(
             conn,
             uuid4(),
@@ -86,5 +86,6 @@ async def propose(
 async def my_proposals(
     conn: asyncpg.Connection, principal: Principal, first: int
 ) -> list[ProposalRow]:
-    """The caller's own proposals, newest first, with their status."""
-    return await memory.proposals_by_proposer(conn, proposer(principal), first)
+    """The caller's own proposals, newest first, with their status: an agent's, only those it
+    made for the person it now acts for."""
+    return await memory.proposals_by_proposer(conn, proposer(principal), principal.person_id, first)

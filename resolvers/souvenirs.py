@@ -34,13 +34,14 @@ PROFILE_RECORD_SOUVENIR_CAP = 20
 RECORD_PAGE_SOUVENIR_CAP = 20
 MISSION_HEADING = "## Mission mémoire"
 
+# Matched whole (fullmatch): a trailing newline is never silently dropped.
 _TAIL = re.compile(
-    r"^(?P<head>.*) \[(?P<type>[^\[\]]*)\]"
+    r"(?P<head>.*) \[(?P<type>[^\[\]]*)\]"
     r"(?: \(jusqu'au (?P<until>[^()]*)\))?"
-    r"(?: \(revoir (?P<review>[^()]*)\))?$"
+    r"(?: \(revoir (?P<review>[^()]*)\))?"
 )
-_ATTRIBUTION = re.compile(r"^(?P<author>.+), (?P<day>\S+)$")
-_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_ATTRIBUTION = re.compile(r"(?P<author>.+), (?P<day>\S+)")
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _REFERENCE = re.compile(
     r"^@\[(?P<label>[^\[\]()→—\x00-\x1f\x7f-\x9f]+)\]\((?P<target>record:[A-Za-z0-9_-]+)\) "
 )
@@ -204,7 +205,7 @@ def parse(line: str, *, by_person: bool = False) -> Souvenir:
     if human:
         rest = rest[: -len(HUMAN_MARK) - 1]
     reasons: list[str] = []
-    tail = _TAIL.match(rest)
+    tail = _TAIL.fullmatch(rest)
     if tail is None:
         raise LineError([f"a souvenir ends with its type in brackets, one of {_types()}"])
     type_ = tail["type"]
@@ -213,7 +214,7 @@ def parse(line: str, *, by_person: bool = False) -> Souvenir:
     until = _date(tail["until"], "end date (jusqu'au)", reasons)
     head, author, day = tail["head"], None, None
     body, dash, attribution = head.rpartition(AUTHOR_DASH)
-    found = _ATTRIBUTION.match(attribution) if dash else None
+    found = _ATTRIBUTION.fullmatch(attribution) if dash else None
     if found is not None:
         head, author = body, found["author"]
         day = _date(found["day"], "day", reasons)
@@ -250,7 +251,7 @@ def parse(line: str, *, by_person: bool = False) -> Souvenir:
 def _date(text: str | None, what: str, reasons: list[str]) -> date | None:
     if text is None:
         return None
-    if _DAY.match(text):
+    if _DAY.fullmatch(text):
         try:
             return date.fromisoformat(text)
         except ValueError:

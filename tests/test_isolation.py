@@ -426,6 +426,8 @@ async def test_updating_and_deleting_another_workspace_touch_nothing(pool, owner
                     )
                     == "UPDATE 0"
                 ), table
+                if table in UNDELETABLE_TABLES:
+                    continue  # the app may trash these, never delete them (tested below)
                 assert (
                     await conn.execute(
                         f'DELETE FROM "{table}" WHERE workspace_id = $1',  # noqa: S608
@@ -701,6 +703,16 @@ async def test_the_login_role_holds_nothing_until_a_request_begins(owner, api_po
 
 
 IMMUTABLE_TABLES = ("skill_versions", "skill_files", "skill_blobs", "memory_versions")
+UNDELETABLE_TABLES = ("memory_pages",)
+
+
+async def test_memory_pages_are_never_deleted_by_the_application(pool, owner, two):
+    a, _ = two
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("SELECT app_begin_workspace($1)", a.id)
+        with pytest.raises(asyncpg.InsufficientPrivilegeError):
+            await conn.execute("DELETE FROM memory_pages")
+    assert await rows_by_workspace(owner, "memory_pages", a.id) > 0
 
 
 @pytest.mark.parametrize("table", IMMUTABLE_TABLES)

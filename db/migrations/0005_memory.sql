@@ -140,8 +140,10 @@ CREATE TABLE memory_versions (
     redacted_by text,
     PRIMARY KEY (workspace_id, page_id, number),
     UNIQUE (workspace_id, id),
+    -- A page is trashed, never deleted: its history stays (deleting it, or its record, or
+    -- the record it is about, is refused while it has versions).
     FOREIGN KEY (workspace_id, page_id) REFERENCES memory_pages (workspace_id, id)
-        ON DELETE CASCADE,
+        ON DELETE RESTRICT,
     CHECK ((redacted_at IS NULL) = (lines IS NOT NULL)),
     CHECK ((redacted_at IS NULL) = (content_sha256 IS NOT NULL))
 );
@@ -227,6 +229,7 @@ $$;
 
 -- Versions are added, and redacted (their lines scrubbed), never otherwise changed or removed.
 REVOKE UPDATE, DELETE ON memory_versions FROM skillmem_app;
+REVOKE DELETE ON memory_pages FROM skillmem_app;
 GRANT UPDATE (lines, content_sha256, redacted_at, redacted_by) ON memory_versions TO skillmem_app;
 GRANT EXECUTE ON FUNCTION object_carries_pages(uuid) TO skillmem_app;
 

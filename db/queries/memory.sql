@@ -157,11 +157,12 @@ SELECT m.id, m.name FROM members m
 SELECT pg_advisory_xact_lock(hashtextextended($1, 0));
 
 -- name: insert_proposal_within_limit
--- Stores a proposal unless its proposer made $10 or more in the hour before $9.
+-- Stores a proposal unless its proposer made $10 or more in the hour before $9 (or since: a
+-- replica whose clock is behind still counts what others stored).
 WITH recent AS (
     SELECT count(*) AS n FROM memory_proposals
      WHERE workspace_id = app_workspace_id() AND proposer_kind = $2 AND proposer_id = $3
-       AND created_at > $9::timestamptz - interval '1 hour' AND created_at <= $9
+       AND created_at > $9::timestamptz - interval '1 hour'
 )
 INSERT INTO memory_proposals (workspace_id, id, proposer_kind, proposer_id, proposer_name,
                               session_id, on_behalf_of, record_id, text, created_at)
@@ -174,16 +175,18 @@ RETURNING id, proposer_kind, proposer_name, on_behalf_of, record_id, text, statu
 -- When the oldest proposal of the proposer's last hour was made (for Retry-After).
 SELECT min(created_at) FROM memory_proposals
  WHERE workspace_id = app_workspace_id() AND proposer_kind = $1 AND proposer_id = $2
-   AND created_at > $3::timestamptz - interval '1 hour' AND created_at <= $3;
+   AND created_at > $3::timestamptz - interval '1 hour';
 
 -- name: proposals_by_proposer
--- A proposer's proposals, newest first, $3 at most.
+-- A proposer's proposals made for the person $3 (an agent's for one person are private to
+-- them), newest first, $4 at most.
 SELECT id, proposer_kind, proposer_name, on_behalf_of, record_id, text, status, verdict,
        created_at, decided_at
   FROM memory_proposals
  WHERE workspace_id = app_workspace_id() AND proposer_kind = $1 AND proposer_id = $2
+   AND on_behalf_of IS NOT DISTINCT FROM $3
  ORDER BY created_at DESC, id
- LIMIT $3;
+ LIMIT $4;
 
 -- name: preferences_of
 -- A member's preferences as set (absent keys keep their default), and when they joined.
@@ -197,10 +200,11 @@ SELECT m.created_at AS member_since,
  GROUP BY m.created_at;
 
 -- name: set_preference
--- Sets a member's preference; turning it on records when (a default is on since they joined).
+-- Sets a member's preference; turning it on records when (a default was on since they joined,
+-- and turning it off keeps the last time it was turned on).
 INSERT INTO member_preferences AS p (workspace_id, member_id, key, value, turned_on_at,
                                      updated_at)
-SELECT app_workspace_id(), m.id, $2, $3, CASE WHEN $3 THEN m.created_at END, $4
+SELECT app_workspace_id(), m.id, $2, $3, m.created_at, $4
   FROM members m WHERE m.workspace_id = app_workspace_id() AND m.id = $1
 ON CONFLICT (workspace_id, member_id, key) DO UPDATE
    SET value = EXCLUDED.value,
