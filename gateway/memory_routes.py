@@ -3,6 +3,7 @@ a person's preferences, and the workspace's settings."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
@@ -18,6 +19,7 @@ from resolvers.memory import Page
 from resolvers.memory_settings import Allowances
 
 MAX_BODY_BYTES = 64 * 1024
+OBJECT_SLUG = re.compile(r"[a-z][a-z0-9_]{0,62}")
 
 
 async def _json_object(request: Request) -> dict[str, Any] | Response:
@@ -68,7 +70,10 @@ async def delete_record_souvenir(request: Request) -> Response:
         workspace = principal.workspace_id
         record_id = ids.decode(request.path_params["id"], "Record", workspace, "id")
         page_id = ids.decode(parsed["pageId"], "MemoryPage", workspace, "pageId")
-        object_id = await objects.object_id(conn, request.path_params["object"])
+        slug = request.path_params["object"]
+        if not OBJECT_SLUG.fullmatch(slug):
+            raise not_found("object")
+        object_id = await objects.object_id(conn, slug)
         current = await memory.page(conn, principal, page_id)
         if current.row.subject_id != record_id or current.row.subject_object_id != object_id:
             raise not_found("memory page of this record")

@@ -11,7 +11,7 @@ import asyncpg
 from db import identity, records
 from db.pool import begin_workspace
 from resolvers import ids, memory, skills
-from resolvers.principals import issue_token, principal_for_token
+from resolvers.principals import Principal, issue_token, principal_for_token
 from resolvers.record_writes import write_records
 from resolvers.workspaces import create_object, create_workspace, grant_standard_roles
 
@@ -218,7 +218,7 @@ async def _load(conn: asyncpg.Connection) -> None:
     assert principal is not None
     written = await write_records(conn, principal, RECORDS)
     by_external = {line["external_id"]: r.id for line, r in zip(RECORDS, written, strict=True)}
-    await _load_memory(conn, principal.workspace_id, by_external, alice, scout.id)
+    await _load_memory(conn, principal, by_external, alice, scout.id)
     await skills.create_skill(
         conn,
         principal,
@@ -246,13 +246,14 @@ Retenir qui décide chez nos clients, ce que chacun préfère et les règles de 
 
 async def _load_memory(
     conn: asyncpg.Connection,
-    workspace_id: UUID,
+    alice_session: Principal,
     by_external: dict[str, str],
     alice: UUID,
     scout: UUID,
 ) -> None:
     """The demo's memory: the workspace profile with its mission, Acme's page (one souvenir
     from a private deal Alice cannot open), Alice's profile and Scout's."""
+    workspace_id = alice_session.workspace_id
 
     def local(external_id: str) -> UUID:
         return ids.decode(by_external[external_id], "Record", workspace_id)
@@ -278,20 +279,22 @@ async def _load_memory(
             ]
         ),
     )
-    await memory.create_page(
+    profile = await memory.create_page(
         conn,
         workspace_id,
         "member",
         alice,
         name="Alice Martin",
-        content="\n".join(
-            [
-                "- Préfère des réponses courtes, en listes — Alice Martin, 2026-10-01"
-                " [préférence] ✍",
-                f"- @[Acme](record:{by_external['acme']}) Alice suit le compte en personne"
-                " — Alice Martin, 2026-10-02 [relation]",
-            ]
-        ),
+        content=f"- @[Acme](record:{by_external['acme']}) Alice suit le compte en personne"
+        " — Alice Martin, 2026-10-02 [relation]",
+    )
+    # A line only a person writes (✍): Alice's own, through her session.
+    page = await memory.page(conn, alice_session, profile)
+    await memory.edit_page(
+        conn,
+        alice_session,
+        profile,
+        "- Préfère des réponses courtes, en listes [préférence]\n" + page.content,
     )
     await memory.create_page(
         conn,

@@ -226,14 +226,14 @@ def why_not_editable(principal: Principal) -> DomainError:
 
 
 def view(principal: Principal, row: PageRow) -> Page:
-    """The page as the caller sees it."""
-    workspace_id = principal.workspace_id
-    return Page(
-        row=row,
-        content=content_of(row.lines, workspace_id),
-        souvenirs=shown_souvenirs(row.lines, workspace_id),
-        can_edit=may_edit(principal, row),
+    """The page as the caller sees it (each souvenir rendered once)."""
+    souvenirs = shown_souvenirs(row.lines, principal.workspace_id)
+    shown = iter(souvenirs)
+    content = render_content(
+        next(shown).line if line.kind == "souvenir" and line.key is not None else line.text
+        for line in row.lines
     )
+    return Page(row=row, content=content, souvenirs=souvenirs, can_edit=may_edit(principal, row))
 
 
 # Reading -----------------------------------------------------------------------------------
@@ -376,6 +376,8 @@ async def _person_lines(
         elif line is not None:
             lines.append(line)
     workspace_id = principal.workspace_id
+    if problems:
+        raise invalid(problems, "The content is not valid: nothing was changed.")
     length = len(content_of(lines, workspace_id))
     if length > PAGE_CONTENT_MAX_CHARS:
         problems.append(
@@ -385,6 +387,8 @@ async def _person_lines(
                 "content",
             )
         )
+    else:
+        problems.extend(_length_problems(lines, workspace_id, "content"))
     problems.extend(cap_problems(_page_kind(row), _counts(row.lines), _counts(lines)))
     if problems:
         raise invalid(problems, "The content is not valid: nothing was changed.")
@@ -405,6 +409,8 @@ def _new_person_line(
         )
     souvenir = item.souvenir
     assert souvenir is not None
+    if souvenir.until is not None and souvenir.until < today:
+        return None, f"its end date (jusqu'au {souvenir.until}) is before today ({today})"
     about_id, about_label = None, None
     if souvenir.about is not None:
         if row.about_kind != "member":
@@ -547,7 +553,45 @@ async def restore_page(conn: asyncpg.Connection, principal: Principal, page_id: 
         if not lines:
             raise invalid([Problem("no version of this page holds content to restore", "pageId")])
         lines = await _reshown(conn, principal, lines)
+        if problems := _rewrite_problems(row, lines, principal.workspace_id, "pageId"):
+            raise invalid(problems)
         return await _person_write(conn, principal, row, lines, "restored")
+
+
+def _rewrite_problems(
+    row: PageRow, lines: list[LineRow], workspace_id: UUID, field: str
+) -> list[Problem]:
+    """What forbids writing earlier lines back (a rollback, a restore): a page on a satellite
+    only loses lines, the caps, and the 4,000 characters as stored."""
+    problems = []
+    if row.about_kind == "record" and not row.carries_pages:
+        current = {line.key for line in row.lines}
+        if any(line.key not in current for line in lines if line.kind == "souvenir"):
+            problems.append(
+                Problem(
+                    "this page's record carries no memory page any more: its lines can only be"
+                    " deleted",
+                    field,
+                )
+            )
+    problems.extend(cap_problems(_page_kind(row), _counts(row.lines), _counts(lines)))
+    problems.extend(_length_problems(lines, workspace_id, field))
+    return problems
+
+
+def _length_problems(lines: Sequence[LineRow], workspace_id: UUID, field: str) -> list[Problem]:
+    """The 4,000 characters hold for the page as stored (a closed source is shorter to the eye
+    than the id it stands for)."""
+    length = len(content_of(lines, workspace_id, stored_form=True))
+    if length <= PAGE_CONTENT_MAX_CHARS:
+        return []
+    return [
+        Problem(
+            f"as stored (sources as ids) the page would hold {length} characters, more than"
+            f" {PAGE_CONTENT_MAX_CHARS}",
+            field,
+        )
+    ]
 
 
 async def _reshown(
@@ -572,19 +616,7 @@ async def rollback(conn: asyncpg.Connection, principal: Principal, version_id: U
         if version.lines is None:
             raise invalid([Problem("this version was redacted: it has no content", "versionId")])
         lines = await _reshown(conn, principal, version.lines)
-        problems = []
-        if row.about_kind == "record" and not row.carries_pages:
-            current = {line.key for line in row.lines}
-            if any(line.key not in current for line in lines if line.kind == "souvenir"):
-                problems.append(
-                    Problem(
-                        "this page's record carries no memory page any more: its lines can"
-                        " only be deleted",
-                        "versionId",
-                    )
-                )
-        problems.extend(cap_problems(_page_kind(row), _counts(row.lines), _counts(lines)))
-        if problems:
+        if problems := _rewrite_problems(row, lines, principal.workspace_id, "versionId"):
             raise invalid(problems)
         return await _person_write(conn, principal, row, lines, rolled_back_from=version.number)
 
@@ -594,7 +626,9 @@ async def redact(conn: asyncpg.Connection, principal: Principal, version_id: UUI
     if not principal.is_own_session:
         raise why_not_editable(principal)
     async with conn.transaction():
-        _, row = await _version_page(conn, principal, version_id)
+        # Under the page's lock: a rollback or restore of this version waits, then reads it
+        # redacted.
+        _, row = await _version_page(conn, principal, version_id, for_update=True)
         if not may_edit(principal, row):
             raise why_not_editable(principal)
         await memory.redact_version(conn, version_id, clock.now(), principal.row.actor_name)
@@ -624,9 +658,14 @@ async def _version_page(
         raise not_found("memory version")
     try:
         row = await _load(conn, principal, version.page_id, for_update=for_update, trashed=True)
-        return version, row
     except DomainError:
         raise not_found("memory version") from None
+    if for_update:
+        # Read again under the page's lock: a redaction may have committed meanwhile.
+        again = await memory.version_by_id(conn, version_id)
+        assert again is not None  # versions are never deleted
+        version = again
+    return version, row
 
 
 # Writing by the workspace (the Dreamer) ------------------------------------------------------
@@ -770,6 +809,8 @@ def _system_line(row: PageRow, item: PageLine, workspace_id: UUID) -> LineRow:
     reasons = []
     if row.about_kind == "record" and not row.carries_pages:
         reasons.append("this page's record carries no memory page: nothing is added to it")
+    if souvenir.human:
+        reasons.append("only a person writes a ✍ line")
     source_kind, source_id = None, None
     if souvenir.source is not None:
         kind, _, gid = souvenir.source.partition(":")

@@ -46,7 +46,12 @@ async def propose(
     problems = text_problems(text)
     record_id: UUID | None = None
     if record_gid is not None:
-        record_id = ids.decode(record_gid, "Record", principal.workspace_id, "recordId")
+        try:
+            record_id = ids.decode(record_gid, "Record", principal.workspace_id, "recordId")
+        except DomainError as error:
+            if error.code is not Code.SCHEMA_VALIDATION_FAILED or not problems:
+                raise
+            problems.extend(error.problems)
     if problems:
         raise invalid(problems)
     memory_object = await skills.object_id(conn, MEMORY_OBJECT)

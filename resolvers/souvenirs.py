@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import calendar
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
@@ -149,8 +148,12 @@ def _types() -> str:
     return ", ".join(f"[{t}]" for t in SOUVENIR_TYPES)
 
 
+# Unicode's control characters (Cc: C0, DEL, C1) and lone surrogates (Cs).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
 def _control(text: str) -> bool:
-    return any(unicodedata.category(c) in ("Cc", "Cs") for c in text)
+    return _CONTROL.search(text) is not None
 
 
 def _text_problems(text: str) -> list[str]:
@@ -290,12 +293,9 @@ def parse_content(
     """
     problems: list[Problem] = []
     if len(content) > PAGE_CONTENT_MAX_CHARS:
-        problems.append(
-            Problem(
-                f"a page holds at most {PAGE_CONTENT_MAX_CHARS} characters, not {len(content)}",
-                field="content",
-            )
-        )
+        # Reported alone: a huge content is not read line by line.
+        message = f"a page holds at most {PAGE_CONTENT_MAX_CHARS} characters, not {len(content)}"
+        return [], [Problem(message, field="content")]
     lines: list[PageLine] = []
     in_mission = False
     for number, text in enumerate(content.split("\n"), start=1):

@@ -124,6 +124,16 @@ async def edit(client, ws, page_gid: str, content: str, who: str = "member"):
     return await gql(client, ws.tokens[who], EDIT, {"id": page_gid, "content": content})
 
 
+def by_hand(text: str, type_: str = "relation") -> str:
+    """A ✍ line as `member` writes it on TODAY (only a person writes one)."""
+    return line(text, type_, author="Member", day=TODAY, human=True)
+
+
+async def write_by_hand(client, ws, page_gid: str, content: str) -> None:
+    """`member` writes the content (its ✍ lines signed by them, on TODAY)."""
+    data(await edit(client, ws, page_gid, content))
+
+
 async def refused(awaitable) -> DomainError:
     """The DomainError a resolver call answers with."""
     with pytest.raises(DomainError) as caught:
@@ -379,10 +389,11 @@ async def test_a_reference_to_a_record_only_on_a_member_profile(pool, ws):
     assert [p.line for p in error.problems] == [1]
 
 
-async def test_hand_written_lines_are_not_counted(client, pool, ws):
+async def test_hand_written_lines_are_not_counted(client, pool, ws, today):
     _, acme = await record(pool, ws)
     page = await make_page(pool, ws, "record", acme, line("Acme pays late"))
-    human = lines(20, "Said by hand", human=True)
+    human = [by_hand(f"Said by hand {n}") for n in range(20)]
+    await write_by_hand(client, ws, page, "\n".join([*human, line("Acme pays late")]))
     await write_page(pool, ws, page, "\n".join(human + lines(20)))
     shown = await read(client, ws, page)
     assert [s["human"] for s in shown["souvenirs"]] == [True] * 20 + [False] * 20
@@ -424,10 +435,25 @@ async def test_past_a_cap_only_a_rewrite_or_a_delete(client, pool, ws):
 # ✍ lines ---------------------------------------------------------------------------------------
 
 
-async def test_the_dreamer_never_removes_a_hand_written_line(client, pool, ws):
+async def test_only_a_person_writes_a_hand_written_line(pool, ws):
+    """The workspace's writer (the Dreamer) never writes a new ✍ line: it would escape the
+    caps."""
     _, acme = await record(pool, ws)
-    kept, human, gone = line("Kept"), line("Said by hand", human=True), line("Gone")
-    page = await make_page(pool, ws, "record", acme, "\n".join([kept, human, gone]))
+    error = await refused(make_page(pool, ws, "record", acme, line("By hand?", human=True)))
+    assert error.code is Code.SCHEMA_VALIDATION_FAILED
+    assert [p.message for p in error.problems] == ["only a person writes a ✍ line"]
+    page = await make_page(pool, ws, "record", acme, line("Kept"))
+    error = await refused(
+        write_page(pool, ws, page, "\n".join([line("Kept"), line("Sneaky", human=True)]))
+    )
+    assert [p.message for p in error.problems] == ["only a person writes a ✍ line"]
+
+
+async def test_the_dreamer_never_removes_a_hand_written_line(client, pool, ws, today):
+    _, acme = await record(pool, ws)
+    kept, human, gone = line("Kept"), by_hand("Said by hand"), line("Gone")
+    page = await make_page(pool, ws, "record", acme, "\n".join([kept, gone]))
+    await write_by_hand(client, ws, page, "\n".join([kept, human, gone]))
     before = await read(client, ws, page)
     human_key = before["souvenirs"][1]["key"]
     await write_page(pool, ws, page, "\n".join([kept, line("New")]))
@@ -437,23 +463,25 @@ async def test_the_dreamer_never_removes_a_hand_written_line(client, pool, ws):
     assert after["souvenirs"][0]["key"] == before["souvenirs"][0]["key"]
 
 
-async def test_a_person_can_remove_a_hand_written_line(client, pool, ws):
+async def test_a_person_can_remove_a_hand_written_line(client, pool, ws, today):
     _, acme = await record(pool, ws)
-    kept, human = line("Kept"), line("Said by hand", human=True)
-    page = await make_page(pool, ws, "record", acme, "\n".join([kept, human]))
+    kept, human = line("Kept"), by_hand("Said by hand")
+    page = await make_page(pool, ws, "record", acme, kept)
+    await write_by_hand(client, ws, page, "\n".join([kept, human]))
     edited = data(await edit(client, ws, page, kept))["editMemoryPage"]
     assert edited["content"] == kept
     assert [s["human"] for s in edited["souvenirs"]] == [False]
 
 
 async def test_the_dreamers_rewrite_with_a_hand_written_line_put_back_holds_4000_characters(
-    client, pool, ws
+    client, pool, ws, today
 ):
     """A rewrite of 4,000 characters that drops a ✍ line would hold more than 4,000 once the
     line is put back: it is refused and nothing changes."""
     _, acme = await record(pool, ws)
-    human = line("Said by hand", human=True)
-    page = await make_page(pool, ws, "record", acme, "\n".join([line("Kept"), human]))
+    human = by_hand("Said by hand")
+    page = await make_page(pool, ws, "record", acme, line("Kept"))
+    await write_by_hand(client, ws, page, "\n".join([line("Kept"), human]))
     before = await read(client, ws, page)
     error = await refused(write_page(pool, ws, page, many_sized(4000)))
     assert error.code is Code.SCHEMA_VALIDATION_FAILED

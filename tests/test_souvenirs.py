@@ -818,7 +818,16 @@ def test_a_page_of_4000_characters_is_accepted_and_of_4001_refused():
     assert parse_content(heading) == ([PageLine("heading", heading)], [])
     lines, problems = parse_content(heading + "x")
     assert problems == [Problem("a page holds at most 4000 characters, not 4001", field="content")]
-    assert lines == [PageLine("heading", heading + "x")]
+    assert lines == []  # a content over the limit is not read line by line
+
+
+def test_a_huge_content_answers_one_problem_not_one_per_line():
+    """An oversized content is refused whole: the answer does not grow with it."""
+    lines, problems = parse_content("x\n" * 100_000)
+    assert lines == []
+    assert problems == [
+        Problem("a page holds at most 4000 characters, not 200000", field="content")
+    ]
 
 
 def test_a_page_of_souvenirs_headings_and_blank_lines():
