@@ -5,6 +5,7 @@ from __future__ import annotations
 import strawberry
 from strawberry.schema.config import StrawberryConfig
 
+from schema.cards.queries import CardsQuery
 from schema.direct import use_direct_resolvers
 from schema.identity.mutations import IdentityMutation
 from schema.identity.queries import IdentityQuery
@@ -12,12 +13,13 @@ from schema.memory.mutations import MemoryMutation
 from schema.memory.queries import MemoryQuery
 from schema.records.mutations import RecordsMutation
 from schema.records.queries import RecordsQuery
+from schema.search.queries import SearchQuery
 from schema.skills.mutations import SkillsMutation
 from schema.skills.queries import SkillsQuery
 
 
 @strawberry.type
-class Query(IdentityQuery, RecordsQuery, SkillsQuery, MemoryQuery):
+class Query(IdentityQuery, RecordsQuery, SkillsQuery, MemoryQuery, CardsQuery, SearchQuery):
     pass
 
 

@@ -1,0 +1,64 @@
+-- What an agent reads each turn (DESIGN §7): the cards of a turn stored with its message and
+-- the profiles read at the start of a conversation, both replayed as first written; and the
+-- search over memory and skills (PostgreSQL full-text search on accent-folded text).
+
+CREATE EXTENSION IF NOT EXISTS unaccent;
+
+-- Lowercase, accents removed: "Préférence" and "preference" fold alike. IMMUTABLE (with the
+-- dictionary named) so it can back an index.
+CREATE FUNCTION search_fold(p_text text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
+AS $$ SELECT lower(public.unaccent('public.unaccent'::regdictionary, p_text)) $$;
+
+ALTER TABLE memory_lines ADD COLUMN search_vector tsvector
+    GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, search_fold(text))) STORED;
+CREATE INDEX memory_lines_search ON memory_lines USING gin (search_vector)
+    WHERE kind = 'souvenir';
+
+ALTER TABLE skill_versions ADD COLUMN search_vector tsvector
+    GENERATED ALWAYS AS (
+        setweight(to_tsvector('simple'::regconfig, search_fold(description)), 'A')
+        || setweight(to_tsvector('simple'::regconfig, search_fold(content)), 'B')) STORED;
+CREATE INDEX skill_versions_search ON skill_versions USING gin (search_vector);
+
+-- The profiles an agent reads at the start of a conversation, kept for the conversation.
+CREATE TABLE turn_snapshots (
+    workspace_id uuid NOT NULL,
+    conversation_id text NOT NULL CHECK (length(conversation_id) BETWEEN 1 AND 200),
+    person_id uuid NOT NULL,
+    agent_id uuid,
+    profiles jsonb NOT NULL,
+    created_at timestamptz NOT NULL,
+    PRIMARY KEY (workspace_id, conversation_id),
+    FOREIGN KEY (workspace_id, person_id) REFERENCES members (workspace_id, id) ON DELETE CASCADE
+);
+
+-- The cards of one turn, stored with its message and replayed exactly.
+CREATE TABLE turn_cards (
+    workspace_id uuid NOT NULL,
+    message_id text NOT NULL CHECK (length(message_id) BETWEEN 1 AND 200),
+    conversation_id text,
+    person_id uuid NOT NULL,
+    cards jsonb NOT NULL,
+    budget jsonb NOT NULL,
+    created_at timestamptz NOT NULL,
+    PRIMARY KEY (workspace_id, message_id),
+    FOREIGN KEY (workspace_id, person_id) REFERENCES members (workspace_id, id) ON DELETE CASCADE
+);
+
+DO $$
+DECLARE
+    t text;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['turn_snapshots', 'turn_cards'] LOOP
+        EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
+        EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', t);
+        EXECUTE format(
+            'CREATE POLICY workspace_isolation ON %I USING (workspace_id = app_workspace_id())'
+            ' WITH CHECK (workspace_id = app_workspace_id())', t);
+        EXECUTE format('GRANT SELECT, INSERT ON %I TO skillmem_app', t);
+    END LOOP;
+END
+$$;
+
+GRANT EXECUTE ON FUNCTION search_fold(text) TO skillmem_app;

@@ -1,0 +1,104 @@
+"""What an agent reads each turn: the cards' records, the profiles, and stored turns."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import asyncpg
+
+from db.sql import queries
+
+Q = queries("turns")
+
+
+@dataclass(frozen=True, slots=True)
+class StoredTurn:
+    """A message's stored cards and a conversation's stored profiles (each None if absent)."""
+
+    turn: dict[str, Any] | None
+    snapshot: dict[str, Any] | None
+
+
+async def turn_stored(
+    conn: asyncpg.Connection, message_id: str | None, conversation_id: str | None
+) -> StoredTurn:
+    """What was stored for a message and a conversation."""
+    row = await conn.fetchrow(Q["turn_stored"], message_id, conversation_id)
+    assert row is not None  # one row, always
+    return StoredTurn(row["turn"], row["snapshot"])
+
+
+@dataclass(frozen=True, slots=True)
+class CardRow:
+    ord: int
+    source: str
+    id: UUID
+    label: str
+    object: str
+    object_name: str
+    values: dict[str, Any]
+    principal: list[dict[str, Any]]
+    related: list[dict[str, Any]]
+    last_change: dict[str, Any] | None
+    page_lines: list[dict[str, Any]]
+    profile_lines: list[dict[str, Any]]
+
+
+async def card_records(
+    conn: asyncpg.Connection,
+    ids: Sequence[UUID],
+    readable: Sequence[UUID],
+    person: UUID,
+    profile_records: int,
+) -> list[CardRow]:
+    """The data of every card of a turn, in signal order, in one statement."""
+    rows = await conn.fetch(Q["card_records"], list(ids), readable, person, profile_records)
+    return [CardRow(**dict(row)) for row in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileRow:
+    about_kind: str
+    name: str
+    lines: list[dict[str, Any]]
+
+
+async def profile_lines(
+    conn: asyncpg.Connection, person: UUID, agent: UUID | None, readable: Sequence[UUID]
+) -> list[ProfileRow]:
+    """The workspace's, the person's (without record souvenirs) and the agent's profiles, for
+    a role that reads memory."""
+    rows = await conn.fetch(Q["profile_lines"], person, agent, readable)
+    return [ProfileRow(**dict(row)) for row in rows]
+
+
+async def store_turn(
+    conn: asyncpg.Connection,
+    *,
+    message_id: str | None,
+    conversation_id: str | None,
+    person: UUID,
+    cards: list[dict[str, Any]],
+    budget: dict[str, Any],
+    at: datetime,
+    new_snapshot: bool,
+    agent: UUID | None,
+    profiles: dict[str, Any],
+) -> None:
+    """Keep a turn's cards with its message, and a conversation's first profiles."""
+    await conn.execute(
+        Q["store_turn"],
+        message_id,
+        conversation_id,
+        person,
+        cards,
+        budget,
+        at,
+        new_snapshot,
+        agent,
+        profiles,
+    )
