@@ -102,6 +102,7 @@ def create_app(
             ),
             Route("/users/me/preferences/{key}", memory_routes.put_preference, methods=["PUT"]),
             Route("/tenant/settings", memory_routes.get_settings, methods=["GET"]),
+            Route("/v1/search", memory_routes.get_search, methods=["GET"]),
             Route("/tenant/settings", memory_routes.patch_settings, methods=["PATCH"]),
             Route("/skills/import", skill_routes.import_skills, methods=["POST"]),
             Route("/skills/export", skill_routes.export_skills, methods=["POST"]),

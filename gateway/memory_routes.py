@@ -1,5 +1,5 @@
 """The plain HTTP routes of memory the seeds name: deleting a souvenir from a record's page,
-a person's preferences, and the workspace's settings."""
+a person's preferences, the workspace's settings, and search."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from starlette.responses import Response
 from db import skills as objects
 from gateway.auth import plain_error
 from gateway.routes import domain_error_response, json_response, read_capped, too_large
-from resolvers import ids, memory, memory_settings
+from resolvers import ids, memory, memory_settings, search
 from resolvers.errors import Code, DomainError, Problem, invalid, not_found
 from resolvers.memory import Page
 from resolvers.memory_settings import Allowances
@@ -131,3 +131,37 @@ async def patch_settings(request: Request) -> Response:
     except DomainError as error:
         return domain_error_response(error)
     return json_response(settings_json(found))
+
+
+async def get_search(request: Request) -> Response:
+    """GET /v1/search?q=&objects=memory,skill&first=20: the GraphQL `search`, as JSON."""
+    params = request.query_params
+    objects = [o.strip() for o in params.get("objects", "memory,skill").split(",") if o.strip()]
+    try:
+        first_text = params.get("first", "20")
+        if not first_text.isdigit():
+            raise invalid([Problem("first is a whole number", "first")])
+        found = await search.search(
+            request.scope["db"],
+            request.scope["principal"],
+            params.get("q", ""),
+            objects,
+            int(first_text),
+        )
+    except DomainError as error:
+        return domain_error_response(error)
+    return json_response(
+        {
+            "hits": [
+                {
+                    "object": h.object,
+                    "id": h.id,
+                    "title": h.title,
+                    "snippet": h.snippet,
+                    "rank": h.rank,
+                }
+                for h in found.hits
+            ],
+            "total": found.total,
+        }
+    )

@@ -16,7 +16,7 @@ import pytest
 from db.identity import insert_routine
 from db.pool import begin_workspace, create_pool
 from gateway.app import create_app
-from resolvers import ids, memory_settings, proposals, skills
+from resolvers import ids, memory_settings, proposals, skills, turns
 from resolvers.principals import principal_for_token, token_hash
 from resolvers.workspaces import create_object, grant_standard_roles
 from tests.factories import Workspace, codes, gql, load_records, make_page
@@ -43,6 +43,8 @@ EXPECTED_TABLES = {
     "memory_proposals",
     "member_preferences",
     "workspace_settings",
+    "turn_snapshots",
+    "turn_cards",
 }
 
 WORKSPACE_TABLES_SQL = """
@@ -115,6 +117,10 @@ async def fill(pool: asyncpg.Pool, ws: Workspace, prefix: str) -> list[str]:
         await proposals.propose(conn, member, f"{prefix} Acme prefers mail")
         await memory_settings.set_preference(conn, member, "memory.shareWithTeam", False)
         await memory_settings.update_allowances(conn, admin, {"memoryPersonMonthlyLimitUsd": "2"})
+        message = f"How is @[Acme](record:{loaded[0]})?"
+        await turns.turn_context(
+            conn, member, turns.TurnInput(message, conversation_id="c1", message_id="m1")
+        )
     return loaded
 
 
@@ -702,7 +708,14 @@ async def test_the_login_role_holds_nothing_until_a_request_begins(owner, api_po
         assert await conn.fetchval("SELECT current_user") == "skillmem_api"
 
 
-IMMUTABLE_TABLES = ("skill_versions", "skill_files", "skill_blobs", "memory_versions")
+IMMUTABLE_TABLES = (
+    "skill_versions",
+    "skill_files",
+    "skill_blobs",
+    "memory_versions",
+    "turn_snapshots",
+    "turn_cards",
+)
 UNDELETABLE_TABLES = ("memory_pages",)
 
 

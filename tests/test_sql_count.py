@@ -167,3 +167,69 @@ async def test_a_page_is_read_in_one_statement_and_edited_in_five(counted, pool,
     _, sent = split(statements)
     # The token; the page locked, then read; its lines removed, written again; the version.
     assert len(sent) == 6, sent
+
+
+TURN = """
+query($input: TurnInput!) {
+  turnContext(input: $input) {
+    profiles { workspace person agent }
+    cards { recordId label values { title value } related { label } lastChange { fields }
+            souvenirs { key line } profileSouvenirs { key line } text }
+    budget { used dropped { recordId kind key } }
+  }
+}
+"""
+
+
+async def busy_company(pool, ws, name: str) -> str:
+    """A company with 7 contacts pointing to it, a page of 20 souvenirs, and 20 souvenirs
+    about it on `member`'s profile (written below)."""
+    lines = [{"object": "companies", "external_id": name, "label": name}]
+    lines += [
+        {
+            "object": "contacts",
+            "label": f"{name} contact {i}",
+            "relations": {"company": {"external_id": name}},
+        }
+        for i in range(7)
+    ]
+    [company, *_] = await load_records(pool, ws.tokens["member"], lines)
+    content = "\n".join(f"- {name} fact {i} — Claire, 2026-10-02 [relation]" for i in range(20))
+    await make_page(pool, ws, "record", ids.decode(company, "Record", ws.id), content)
+    return company
+
+
+@pytest.mark.parametrize("stored", [False, True])
+async def test_a_turn_costs_the_same_statements_for_one_card_or_three_full_ones(
+    counted, pool, ws, stored
+):
+    client, statements = counted
+    [plain] = await load_records(pool, ws.tokens["member"], [{"object": "companies", "label": "P"}])
+    page = "- P pays late — Claire, 2026-10-02 [relation]"
+    await make_page(pool, ws, "record", ids.decode(plain, "Record", ws.id), page)
+    busy = [await busy_company(pool, ws, f"Co{i}") for i in range(3)]
+
+    async def count(turn: str, message: str) -> tuple[int, list[dict]]:
+        extra = {"messageId": f"m{turn}-{stored}", "conversationId": f"c{turn}-{stored}"}
+        given = {"message": message, **(extra if stored else {})}
+        # A first turn warms the connection (asyncpg introspects types once).
+        await gql(client, ws.tokens["agent"], TURN, {"input": {"message": message}})
+        statements.clear()
+        answer = (await gql(client, ws.tokens["agent"], TURN, {"input": given})).json()
+        return len(split(statements)[1]), answer["data"]["turnContext"]["cards"]
+
+    one, cards = await count("one", f"About @[P](record:{plain})")
+    assert len(cards) == 1 and len(cards[0]["souvenirs"]) == 1
+    # Three cards, each with 5 related records, 20 page souvenirs and the person's own.
+    profile = "\n".join(
+        f"- @[Co{n}](record:{gid}) met {n} — Member, 2026-10-0{1 + n} [relation]"
+        for n, gid in enumerate(busy)
+    )
+    await make_page(pool, ws, "member", ws.members["member"], profile)
+    three, cards = await count("three", " ".join(f"@[x](record:{c})" for c in busy))
+    assert len(cards) == 3
+    assert all(len(card["related"]) == 5 for card in cards)
+    assert sum(len(card["souvenirs"]) for card in cards) > 20
+    # The token, the cards' records, the profiles, the souvenirs shown (and, when the turn is
+    # stored: what was stored before, and storing it).
+    assert one == three == (6 if stored else 4), (one, three)
