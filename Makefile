@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test check fmt schema bench bench-skills bench-memory bench-data
+.PHONY: install run test check fmt schema bench bench-skills bench-memory bench-turns bench-data
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -40,6 +40,9 @@ bench-skills: $(STAMP)
 
 bench-memory: $(STAMP)
 	$(BIN)/python -m bench.memory
+
+bench-turns: $(STAMP)
+	$(BIN)/python -m bench.turns
 
 bench-data: $(STAMP)
 	$(BIN)/python -m bench.generate

@@ -30,8 +30,10 @@ from db import identity
 from db.embedded import start_embedded
 from db.migrate import apply_migrations, migrations
 from db.pool import begin_workspace
+from resolvers import ids
 from resolvers.demo import CRM_OBJECTS
 from resolvers.principals import issue_token
+from resolvers.souvenirs import Reference, Souvenir, render
 from resolvers.workspaces import create_object, create_workspace, grant_standard_roles
 
 CHECKOUT = Path(__file__).resolve().parent.parent
@@ -41,7 +43,7 @@ WORKSPACE_ID = uuid5(NAMESPACE_URL, "skillmem:bench-workspace")
 CALLER_EMAIL = "caller@bench.example"
 SEED = 20_240_601
 # Bump when the generated data changes shape; a database made by another version is remade.
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 
 RECORDS_PER_OBJECT = {
     "companies": 10_000,
@@ -53,6 +55,11 @@ RECORDS_PER_OBJECT = {
 # Share of each object's records that are private to their owner (and shared with a few).
 PRIVATE_SHARE = {"companies": 0.01, "contacts": 0.03, "deals": 0.06, "tasks": 0.02, "notes": 0.1}
 MEMBERS = 3_000
+# Memory: record pages on the first companies, then contacts; souvenirs per page.
+MEMORY_PAGES = {"companies": 10_000, "contacts": 40_000}
+SOUVENIRS_PER_PAGE = (3, 8)
+# The records the caller's profile holds souvenirs about (the bench turn mentions them).
+CALLER_RECORDS = 3
 ROLE_COUNTS = {"admin": 30, "viewer": 570}  # every other member has the `member` role
 UPDATED_SHARE = 0.3  # records with an `update` in their change log besides their `create`
 
@@ -77,6 +84,58 @@ NOTE_WORDS = (
     "procurement legal contract renewal expansion feedback roadmap priority"
 ).split()
 
+SOUVENIR_TEMPLATES = (
+    ("{label} préfère les échanges en français", "préférence"),
+    ("{label} wants every invoice sent by mail, never by post", "préférence"),
+    ("Le DAF de {label} décide seul au-delà de {amount} €", "décision"),
+    ("{person} est désormais le contact principal chez {label}", "relation"),
+    ("{label} gèle ses achats en attendant le budget annuel", "contexte"),
+    ("Réunion de suivi avec {label} désormais le mardi matin", "consigne"),
+    ("{person} a reçu la proposition et attend l'accord de la direction", "contexte"),
+    ("{label} asked for a security review before any renewal", "décision"),
+    ("Toujours copier {person} sur les échanges avec {label}", "consigne"),
+    ("{label} négocie ses contrats en fin de trimestre", "contexte"),
+)
+PAGE_COLUMNS = (
+    "workspace_id",
+    "id",
+    "about_kind",
+    "member_id",
+    "subject_id",
+    "description",
+    "version",
+    "created_at",
+    "updated_at",
+)
+LINE_COLUMNS = (
+    "workspace_id",
+    "page_id",
+    "position",
+    "kind",
+    "key",
+    "text",
+    "type",
+    "author",
+    "day",
+    "until",
+    "human",
+    "source_kind",
+    "source_id",
+    "about_id",
+)
+VERSION_COLUMNS = (
+    "workspace_id",
+    "page_id",
+    "number",
+    "id",
+    "operation",
+    "actor_kind",
+    "actor_name",
+    "lines",
+    "content_sha256",
+    "created_at",
+)
+
 RECORD_COLUMNS = (
     "workspace_id",
     "id",
@@ -92,7 +151,15 @@ RECORD_COLUMNS = (
 )
 MEMBER_COLUMNS = ("workspace_id", "id", "name", "email", "role_id", "created_at")
 LINK_COLUMNS = ("workspace_id", "record_id", "attribute_slug", "target_id")
-TABLES = ("members", "records", "record_links", "record_changes")
+TABLES = (
+    "members",
+    "records",
+    "record_links",
+    "record_changes",
+    "memory_pages",
+    "memory_lines",
+    "memory_versions",
+)
 CHANGE_COLUMNS = (
     "workspace_id",
     "record_id",
@@ -127,6 +194,9 @@ def fingerprint() -> str:
         sorted(PRIVATE_SHARE.items()),
         MEMBERS,
         sorted(ROLE_COUNTS.items()),
+        sorted(MEMORY_PAGES.items()),
+        SOUVENIRS_PER_PAGE,
+        SOUVENIR_TEMPLATES,
         UPDATED_SHARE,
         [m.checksum for m in migrations()],
     )
@@ -168,6 +238,11 @@ class _Maker:
         self.caller: UUID | None = None
         self.by_object: dict[str, list[tuple[UUID, float]]] = {}
         self.contacts_of: dict[UUID, list[UUID]] = {}
+        self.labels: dict[UUID, tuple[str, str, UUID | None, list[UUID]]] = {}
+        self.pages: list[tuple[Any, ...]] = []
+        self.lines: list[tuple[Any, ...]] = []
+        self.versions: list[tuple[Any, ...]] = []
+        self.caller_records: list[UUID] = []
 
     def uuid(self) -> UUID:
         return UUID(int=self.rng.getrandbits(128), version=4)
@@ -255,7 +330,143 @@ class _Maker:
         for attribute, target in relations:
             self.links.append((WORKSPACE_ID, record_id, attribute, target))
         self.by_object[slug].append((record_id, created_offset))
+        self.labels[record_id] = (label, visibility, owner, shared)
         return record_id
+
+    def make_memory(self) -> None:
+        """Record pages (each a memory record) with their souvenirs and first version; the
+        caller's profile, holding souvenirs about the first companies it may read."""
+
+        def readable_by_caller(record_id: UUID) -> bool:
+            _, visibility, owner, shared = self.labels[record_id]
+            return visibility == "workspace" or self.caller in (owner, *shared)
+
+        sources = [r for r, _ in self.by_object["deals"]]
+        for slug, count in MEMORY_PAGES.items():
+            for n, (subject, _) in enumerate(self.by_object[slug][:count]):
+                label = self.labels[subject][0]
+                lines = []
+                for position in range(self.rng.randint(*SOUVENIRS_PER_PAGE)):
+                    template, type_ = self.rng.choice(SOUVENIR_TEMPLATES)
+                    text = template.format(
+                        label=label, person=self.person(), amount=self.rng.randrange(5, 500) * 1000
+                    )
+                    day = (self.now - timedelta(days=self.rng.randint(0, 365))).date()
+                    source = self.rng.choice(sources) if self.rng.random() < 0.3 else None
+                    lines.append(
+                        (position, text, type_, self.rng.choice(self.writers)[1], day, source)
+                    )
+                self._page(f"{slug}-page-{n}", "record", None, subject, label, lines)
+        self.caller_records = [r for r, _ in self.by_object["companies"] if readable_by_caller(r)][
+            :CALLER_RECORDS
+        ]
+        profile = []
+        for n, record in enumerate(self.caller_records):
+            day = (self.now - timedelta(days=n)).date()
+            profile.append(
+                (
+                    n,
+                    f"Bench Caller suit {self.labels[record][0]}",
+                    "relation",
+                    "Bench Caller",
+                    day,
+                    None,
+                    record,
+                )
+            )
+        self._page("caller-profile", "member", self.caller, None, "Bench Caller", profile)
+
+    def _page(
+        self,
+        external_id: str,
+        about_kind: str,
+        member: UUID | None,
+        subject: UUID | None,
+        name: str,
+        lines: list[tuple[Any, ...]],
+    ) -> None:
+        page_id = self.uuid()
+        created = self.now
+        self.records.append(
+            (
+                WORKSPACE_ID,
+                page_id,
+                self.objects["memory"],
+                external_id,
+                name[:100],
+                "{}",
+                "memory",
+                None,
+                created,
+                created,
+                [],
+            )
+        )
+        self.pages.append(
+            (WORKSPACE_ID, page_id, about_kind, member, subject, "", 1, created, created)
+        )
+        stored, rendered = [], []
+        for item in lines:
+            position, text, type_, author, day, source = item[:6]
+            about = item[6] if len(item) > 6 else None
+            key = f"s{self.rng.getrandbits(60):x}"
+            self.lines.append(
+                (
+                    WORKSPACE_ID,
+                    page_id,
+                    position,
+                    "souvenir",
+                    key,
+                    text,
+                    type_,
+                    author,
+                    day,
+                    None,
+                    False,
+                    "record" if source else None,
+                    source,
+                    about,
+                )
+            )
+            stored.append(
+                {
+                    "kind": "souvenir",
+                    "text": text,
+                    "key": key,
+                    "type": type_,
+                    "author": author,
+                    "day": day.isoformat(),
+                    "until": None,
+                    "human": False,
+                    "source_kind": "record" if source else None,
+                    "source_id": str(source) if source else None,
+                    "about_id": str(about) if about else None,
+                }
+            )
+            reference = (
+                Reference(
+                    self.labels[about][0], "record:" + ids.encode("Record", WORKSPACE_ID, about)
+                )
+                if about
+                else None
+            )
+            source_text = "record:" + ids.encode("Record", WORKSPACE_ID, source) if source else None
+            rendered.append(render(Souvenir(text, type_, author, day, source_text, reference)))
+        content = "\n".join(rendered)
+        self.versions.append(
+            (
+                WORKSPACE_ID,
+                page_id,
+                1,
+                self.uuid(),
+                "created",
+                "system",
+                "memory",
+                orjson.dumps(stored).decode(),
+                hashlib.sha256(content.encode()).hexdigest(),
+                created,
+            )
+        )
 
     def _pick(self, slug: str) -> tuple[UUID, float]:
         return self.rng.choice(self.by_object[slug])
@@ -338,10 +549,14 @@ async def _generate(conn: asyncpg.Connection) -> None:
         maker = _Maker(objects, new.roles)
         maker.make_members()
         maker.make_records()
+        maker.make_memory()
         await _bulk(conn, "members", MEMBER_COLUMNS, maker.members)
         await _bulk(conn, "records", RECORD_COLUMNS, maker.records, order_by="created_at")
         await _bulk(conn, "record_links", LINK_COLUMNS, maker.links)
         await _bulk(conn, "record_changes", CHANGE_COLUMNS, maker.changes, order_by="changed_at")
+        await _bulk(conn, "memory_pages", PAGE_COLUMNS, maker.pages)
+        await _bulk(conn, "memory_lines", LINE_COLUMNS, maker.lines)
+        await _bulk(conn, "memory_versions", VERSION_COLUMNS, maker.versions)
     for table in TABLES:
         await conn.execute(f"VACUUM (ANALYZE) {table}")
 

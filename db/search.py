@@ -12,6 +12,8 @@ import asyncpg
 from db.sql import queries
 
 Q = queries("search")
+# A search ranks at most this many matching souvenirs: a word found everywhere stays fast.
+MEMORY_CANDIDATES = 2_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,8 +48,9 @@ async def search_memory(
     person: UUID | None,
     first: int,
 ) -> list[MemoryHit]:
-    """Readable memory pages matching ``tsquery``, best first."""
-    rows = await conn.fetch(Q["search_memory"], tsquery, readable, person, first)
+    """Readable memory pages matching ``tsquery``, best first (among the first
+    MEMORY_CANDIDATES matching souvenirs)."""
+    rows = await conn.fetch(Q["search_memory"], tsquery, readable, person, first, MEMORY_CANDIDATES)
     return [MemoryHit(**dict(row)) for row in rows]
 
 

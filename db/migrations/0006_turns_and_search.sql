@@ -15,6 +15,28 @@ ALTER TABLE memory_lines ADD COLUMN search_vector tsvector
 CREATE INDEX memory_lines_search ON memory_lines USING gin (search_vector)
     WHERE kind = 'souvenir';
 
+-- The souvenirs of the transaction's workspace matching a query, at most p_limit of them, with
+-- their rank. Row-level security lets no index use a non-leakproof operator such as @@, so a
+-- search under it reads every line; this function runs as the tables' owner and filters the
+-- workspace itself (the same condition as the policy), so the full-text index serves it. (An
+-- owner that is neither superuser nor BYPASSRLS stays under the forced policy: still correct,
+-- without the index.) Planned as a few dozen rows, so the pages it names are looked up by key.
+CREATE FUNCTION memory_line_matches(p_query tsquery, p_limit integer)
+RETURNS TABLE (page_id uuid, key text, text text, type text, day date, "position" integer,
+               rank real)
+LANGUAGE sql STABLE SECURITY DEFINER ROWS 50
+SET search_path = public, pg_temp
+AS $$
+    SELECT l.page_id, l.key, l.text, l.type, l.day, l.position,
+           ts_rank(l.search_vector, p_query)
+      FROM memory_lines l
+     WHERE l.workspace_id = app_workspace_id() AND l.kind = 'souvenir'
+       AND l.search_vector @@ p_query
+     LIMIT p_limit
+$$;
+REVOKE ALL ON FUNCTION memory_line_matches(tsquery, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION memory_line_matches(tsquery, integer) TO skillmem_app;
+
 ALTER TABLE skill_versions ADD COLUMN search_vector tsvector
     GENERATED ALWAYS AS (
         setweight(to_tsvector('simple'::regconfig, search_fold(description)), 'A')

@@ -2,6 +2,7 @@
 -- Memory pages whose souvenirs match the query ($1, a tsquery over accent-folded words), best
 -- souvenir per page, among the pages the caller may read ($2 readable objects, $3 person; a
 -- role that does not read memory finds none): ranked, $4 at most, with how many pages match.
+-- Candidates are the first $5 matching souvenirs (memory_line_matches, through the index).
 WITH q AS (
     SELECT to_tsquery('simple', search_fold($1)) AS q,
            EXISTS (SELECT 1 FROM objects o
@@ -9,20 +10,18 @@ WITH q AS (
                       AND o.id = ANY ($2)) AS memory
 ),
 hits AS (
-    SELECT DISTINCT ON (l.page_id) l.page_id, l.key, l.text, l.type, l.day,
-           ts_rank(l.search_vector, q.q) AS rank
+    SELECT DISTINCT ON (l.page_id) l.page_id, l.key, l.text, l.type, l.day, l.rank
       FROM q
-      JOIN memory_lines l ON l.search_vector @@ q.q
-      JOIN memory_pages p ON p.workspace_id = l.workspace_id AND p.id = l.page_id
+      CROSS JOIN LATERAL memory_line_matches(q.q, $5) l
+      JOIN memory_pages p ON p.workspace_id = app_workspace_id() AND p.id = l.page_id
       LEFT JOIN records s ON s.workspace_id = p.workspace_id AND s.id = p.subject_id
-     WHERE q.memory AND l.workspace_id = app_workspace_id() AND l.kind = 'souvenir'
-       AND p.trashed_at IS NULL
+     WHERE q.memory AND p.trashed_at IS NULL
        AND CASE p.about_kind
                WHEN 'record' THEN COALESCE(record_readable(s, $2, $3), false)
                WHEN 'member' THEN COALESCE(p.member_id = $3, false)
                ELSE true
            END
-     ORDER BY l.page_id, rank DESC, l.position
+     ORDER BY l.page_id, l.rank DESC, l.position
 )
 SELECT h.page_id, mr.label AS name, p.about_kind, p.subject_id, h.key, h.text, h.type, h.day,
        h.rank, count(*) OVER () AS total
