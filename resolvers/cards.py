@@ -23,13 +23,12 @@ MENTION = re.compile(r"@\[(?P<label>[^\[\]\n]{1,200})\]\(record:(?P<id>[A-Za-z0-
 
 
 def mentioned_ids(message: str) -> list[str]:
-    """The record global ids a message mentions, in order, each once, at most MAX_MENTIONS."""
+    """The record global ids a message mentions, in order, each once (a turn takes the first
+    MAX_MENTIONS that name a record of its workspace)."""
     found: list[str] = []
     for match in MENTION.finditer(message):
         if match["id"] not in found:
             found.append(match["id"])
-        if len(found) == MAX_MENTIONS:
-            break
     return found
 
 
@@ -142,25 +141,22 @@ def cards_text(cards: Sequence[Card]) -> str:
 
 
 def fit(cards: Sequence[Card], limit: int = CARD_BUDGET_CHARS) -> tuple[list[Card], Budget]:
-    """The cards within ``limit`` characters: the last signal's souvenirs go first (its own
-    profile souvenirs, then its page's, last line first), card by card from the last; then
-    whole cards from the last. Never a cut line."""
+    """The cards within ``limit`` characters, the last signal dropped first: the last card
+    loses its souvenirs one by one (the person's own, then its page's, last line first), then
+    goes whole, before the card before it loses anything. Never a cut line."""
     kept = list(cards)
     dropped: list[Dropped] = []
-    index = len(kept) - 1
-    while len(cards_text(kept)) > limit and index >= 0:
-        card = kept[index]
+    while kept and len(cards_text(kept)) > limit:
+        card = kept[-1]
         if card.profile_souvenirs:
             gone = card.profile_souvenirs[-1]
-            kept[index] = replace(card, profile_souvenirs=card.profile_souvenirs[:-1])
+            kept[-1] = replace(card, profile_souvenirs=card.profile_souvenirs[:-1])
+            dropped.append(Dropped(card.record_id, "souvenir", gone.key))
         elif card.souvenirs:
             gone = card.souvenirs[-1]
-            kept[index] = replace(card, souvenirs=card.souvenirs[:-1])
+            kept[-1] = replace(card, souvenirs=card.souvenirs[:-1])
+            dropped.append(Dropped(card.record_id, "souvenir", gone.key))
         else:
-            index -= 1
-            continue
-        dropped.append(Dropped(card.record_id, "souvenir", gone.key))
-    while kept and len(cards_text(kept)) > limit:
-        card = kept.pop()
-        dropped.append(Dropped(card.record_id, "card", None))
+            kept.pop()
+            dropped.append(Dropped(card.record_id, "card", None))
     return kept, Budget(limit, len(cards_text(kept)), dropped)

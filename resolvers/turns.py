@@ -22,6 +22,7 @@ from resolvers.cards import (
     CARD_BUDGET_CHARS,
     CARD_RELATED,
     CARD_VALUES,
+    MAX_MENTIONS,
     PROFILE_RECORDS,
     Budget,
     Card,
@@ -130,7 +131,7 @@ async def turn_context(
     replayed = stored.turn is not None
     mentions: list[UUID] = []
     for found in [_quiet_record(g, workspace) for g in mentioned_ids(given.message)]:
-        if found is not None and found not in mentions:
+        if found is not None and found not in mentions and len(mentions) < MAX_MENTIONS:
             mentions.append(found)
     wanted = mentions + ([attached] if attached is not None and attached not in mentions else [])
     readable = principal.readable_objects
@@ -194,7 +195,6 @@ def _card(
     values = [
         CardValue(a["slug"], a["title"], cut(value_text(row.values[a["slug"]])))
         for a in row.principal
-        if row.values.get(a["slug"]) not in (None, "")
     ][:CARD_VALUES]
     related = [
         CardRelated(

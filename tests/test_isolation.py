@@ -261,13 +261,21 @@ async def test_app_role_owns_no_table_and_no_function(owner):
     assert owned == []
 
 
-async def test_no_function_of_the_schema_is_security_definer(owner):
-    # A SECURITY DEFINER function owned by the login role would run past every policy.
+async def test_no_function_of_the_schema_is_security_definer_but_the_search_match(owner):
+    # A SECURITY DEFINER function runs past every policy. One is on purpose: the full-text
+    # match (no index serves @@ under row-level security); it filters the workspace itself,
+    # pins its search_path, and only the application role may call it.
     found = await owner.fetch(
-        "SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+        "SELECT p.proname, p.proconfig, pg_get_functiondef(p.oid) AS body,"
+        " has_function_privilege('public', p.oid, 'EXECUTE') AS public_may"
+        " FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
         " WHERE n.nspname = 'public' AND p.prosecdef"
     )
-    assert found == []
+    assert [row["proname"] for row in found] == ["memory_line_matches"]
+    [match] = found
+    assert "l.workspace_id = app_workspace_id()" in match["body"]
+    assert match["proconfig"] == ["search_path=public, pg_temp"]
+    assert match["public_may"] is False
     names = {
         row["proname"]
         for row in await owner.fetch(
@@ -276,6 +284,20 @@ async def test_no_function_of_the_schema_is_security_definer(owner):
         )
     }
     assert {"app_begin_request", "app_begin_workspace", "record_readable"} <= names
+
+
+async def test_the_search_match_sees_one_workspace_only(pool, two):
+    a, b = two
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("SELECT app_begin_workspace($1)", a.id)
+        texts = [
+            row["text"]
+            for row in await conn.fetch(
+                "SELECT text FROM memory_line_matches(to_tsquery('simple', 'acme:*'), 100)"
+            )
+        ]
+    # Both workspaces hold "Acme pays late" souvenirs (see fill): only A's are found.
+    assert texts == ["A Acme pays late"]
 
 
 async def test_app_role_cannot_truncate_nor_touch_migrations_nor_create(owner):

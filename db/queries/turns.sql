@@ -11,7 +11,8 @@ SELECT (SELECT jsonb_build_object('person_id', c.person_id, 'cards', c.cards,
 -- name: card_records
 -- The cards' data, in signal order: the records $1 (mentioned, then attached), then up to $5
 -- records the person's profile holds souvenirs about (newest first), each only if the person
--- ($3, whose role reads $2) may read it. Per record: its principal values' attributes, up to 5
+-- ($3, whose role reads $2) may read it. Per record: the attributes of its first 8 principal
+-- values that hold something, up to 5
 -- readable related records (what it points to, then what points to it, newest first), its last
 -- change, and, when the role reads memory, its page's souvenirs and the person's own souvenirs
 -- about it, as stored (lines_shown shows them to the reader).
@@ -50,6 +51,7 @@ SELECT c.ord, c.source, r.id, r.label, o.slug AS object, o.singular AS object_na
                    FROM (SELECT a.slug, a.title, a.principal_rank FROM attributes a
                           WHERE a.workspace_id = r.workspace_id AND a.object_id = r.object_id
                             AND a.principal_rank IS NOT NULL AND a.type <> 'relation'
+                            AND NULLIF(btrim(r."values" ->> a.slug), '') IS NOT NULL
                           ORDER BY a.principal_rank, a.slug
                           LIMIT 8) a), '[]') AS principal,
        COALESCE((SELECT jsonb_agg(rel.item ORDER BY rel.n)
