@@ -12,7 +12,8 @@ import asyncpg
 from db.sql import queries
 
 Q = queries("search")
-# A search ranks at most this many matching souvenirs: a word found everywhere stays fast.
+# A search counts pages among at most this many readable matching souvenirs (the best ranked):
+# a word found everywhere stays fast, and `total` is then a lower bound.
 MEMORY_CANDIDATES = 2_000
 
 
@@ -28,6 +29,19 @@ class MemoryHit:
     day: date
     rank: float
     total: int
+    # How many souvenirs matched, MEMORY_CANDIDATES at most.
+    matched: int
+
+
+@dataclass(frozen=True, slots=True)
+class SouvenirHit:
+    page_id: UUID
+    name: str
+    key: str
+    text: str
+    type: str
+    day: date
+    rank: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,26 +57,40 @@ class SkillHit:
 
 async def search_memory(
     conn: asyncpg.Connection,
-    tsquery: str,
+    words: Sequence[str],
     readable: Sequence[UUID],
     person: UUID | None,
     first: int,
 ) -> list[MemoryHit]:
-    """Readable memory pages matching ``tsquery``, best first (among the first
-    MEMORY_CANDIDATES matching souvenirs)."""
-    rows = await conn.fetch(Q["search_memory"], tsquery, readable, person, first, MEMORY_CANDIDATES)
+    """Readable memory pages holding all ``words``, best first (counted among the best
+    MEMORY_CANDIDATES readable souvenirs)."""
+    rows = await conn.fetch(
+        Q["search_memory"], list(words), readable, person, first, MEMORY_CANDIDATES
+    )
     return [MemoryHit(**dict(row)) for row in rows]
+
+
+async def recall_memory(
+    conn: asyncpg.Connection,
+    words: Sequence[str],
+    readable: Sequence[UUID],
+    person: UUID | None,
+    first: int,
+) -> list[SouvenirHit]:
+    """Readable souvenirs holding all ``words``, best first."""
+    rows = await conn.fetch(Q["recall_memory"], list(words), readable, person, first)
+    return [SouvenirHit(**dict(row)) for row in rows]
 
 
 async def search_skills(
     conn: asyncpg.Connection,
-    tsquery: str,
+    words: Sequence[str],
     readable: Sequence[UUID],
     person: UUID | None,
     first: int,
 ) -> list[SkillHit]:
-    """Readable, offerable skills matching ``tsquery``, best first."""
-    rows = await conn.fetch(Q["search_skills"], tsquery, readable, person, first)
+    """Readable, offerable skills holding all ``words``, best first."""
+    rows = await conn.fetch(Q["search_skills"], list(words), readable, person, first)
     return [SkillHit(**dict(row)) for row in rows]
 
 

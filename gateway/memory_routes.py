@@ -163,5 +163,6 @@ async def get_search(request: Request) -> Response:
                 for h in found.hits
             ],
             "total": found.total,
+            "capped": found.capped,
         }
     )

@@ -5,6 +5,7 @@ budget."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import date
 
@@ -25,17 +26,14 @@ MAX_RESULTS = 50
 SNIPPET_CHARS = 200
 RECALL_MAX_ITEMS = 40
 RECALL_MAX_CHARS = 6_000
-_WORD = re.compile(r"\w+")
+# A word: letters, digits and the marks that go with them, in any script.
+_WORD = re.compile(r"[^\W_]+(?:[\u0300-\u036f]+[^\W_]*)*")
 
 
-def tsquery(text: str) -> str | None:
-    """A tsquery of the text's words, all required, the last one as a prefix (a search typed
-    as you go); None when it has no word. Only word characters reach it: no tsquery syntax
-    from the caller."""
-    words = _WORD.findall(text.replace("_", " "))[:MAX_TERMS]
-    if not words:
-        return None
-    return " & ".join(words[:-1] + [words[-1] + ":*"])
+def words(text: str) -> list[str]:
+    """The words a search looks for, composed (NFC): SQL folds and quotes each one
+    (search_query), so nothing the caller types is query syntax."""
+    return _WORD.findall(unicodedata.normalize("NFC", text))[:MAX_TERMS]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,14 +51,16 @@ class Hit:
 class Results:
     hits: list[Hit]
     total: int
+    # More souvenirs matched than a search ranks: total is a lower bound.
+    capped: bool
 
 
-def _query_problems(q: str, objects: list[str], first: int) -> list[Problem]:
+def _query_problems(q: str, objects: list[str], first: int, field: str = "q") -> list[Problem]:
     problems = []
     if len(q) > MAX_QUERY_CHARS:
-        problems.append(Problem(f"a query is at most {MAX_QUERY_CHARS} characters", "q"))
+        problems.append(Problem(f"a query is at most {MAX_QUERY_CHARS} characters", field))
     if "\x00" in q:
-        problems.append(Problem("a query holds no NUL character", "q"))
+        problems.append(Problem("a query holds no NUL character", field))
     unknown = [o for o in objects if o not in SEARCH_OBJECTS]
     if unknown or not objects:
         problems.append(Problem(f"objects are among {', '.join(SEARCH_OBJECTS)}", "objects"))
@@ -76,16 +76,18 @@ async def search(
     ranked, among what the caller may read."""
     if problems := _query_problems(q, objects, first):
         raise invalid(problems)
-    query = tsquery(q)
-    if query is None:
-        return Results([], 0)
+    query = words(q)
+    if not query:
+        return Results([], 0, False)
     readable, person = principal.readable_objects, principal.person_id
     hits: list[Hit] = []
     total = 0
+    capped = False
     workspace = principal.workspace_id
     if "memory" in objects:
         found = await search_db.search_memory(conn, query, readable, person, first)
         total += found[0].total if found else 0
+        capped = bool(found) and found[0].matched >= search_db.MEMORY_CANDIDATES
         hits += [
             Hit(
                 "memory",
@@ -103,7 +105,7 @@ async def search(
             Hit("skill", s.name, s.name, cut(s.description, SNIPPET_CHARS), s.rank) for s in skills
         ]
     hits.sort(key=lambda h: -h.rank)
-    return Results(hits[:first], total)
+    return Results(hits[:first], total, capped)
 
 
 # Recall ------------------------------------------------------------------------------------
@@ -200,14 +202,14 @@ async def recall(
     if not 1 <= max_chars <= RECALL_MAX_CHARS:
         problems.append(Problem(f"maxChars is 1 to {RECALL_MAX_CHARS}", "maxChars"))
     if query is not None:
-        problems += _query_problems(query, ["memory"], 1)
+        problems += _query_problems(query, ["memory"], 1, "query")
     if problems:
         raise invalid(problems)
     readable, person = principal.readable_objects, principal.person_id
-    terms = tsquery(query) if query else None
+    terms = words(query) if query else []
     memories: list[RecalledMemory] = []
-    if terms is not None:
-        found = await search_db.search_memory(conn, terms, readable, person, limit)
+    if terms:
+        found = await search_db.recall_memory(conn, terms, readable, person, limit)
         memories = [RecalledMemory(h.name, h.type, h.text, h.day) for h in found]
         skill_rows = await search_db.search_skills(conn, terms, readable, person, limit)
     else:

@@ -290,10 +290,12 @@ async def test_the_search_match_sees_one_workspace_only(pool, two):
     a, b = two
     async with pool.acquire() as conn, conn.transaction():
         await conn.execute("SELECT app_begin_workspace($1)", a.id)
+        readable = await conn.fetchval("SELECT array_agg(id) FROM objects")
         texts = [
             row["text"]
             for row in await conn.fetch(
-                "SELECT text FROM memory_line_matches(to_tsquery('simple', 'acme:*'), 100)"
+                "SELECT text FROM memory_line_matches(search_query('{acme}'), $1, NULL, 100)",
+                readable,
             )
         ]
     # Both workspaces hold "Acme pays late" souvenirs (see fill): only A's are found.

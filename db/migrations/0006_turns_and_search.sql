@@ -15,27 +15,54 @@ ALTER TABLE memory_lines ADD COLUMN search_vector tsvector
 CREATE INDEX memory_lines_search ON memory_lines USING gin (search_vector)
     WHERE kind = 'souvenir';
 
--- The souvenirs of the transaction's workspace matching a query, at most p_limit of them, with
--- their rank. Row-level security lets no index use a non-leakproof operator such as @@, so a
--- search under it reads every line; this function runs as the tables' owner and filters the
--- workspace itself (the same condition as the policy), so the full-text index serves it. (An
--- owner that is neither superuser nor BYPASSRLS stays under the forced policy: still correct,
+-- The query for some words: each folded and quoted (nothing in a word is query syntax), all
+-- required, the last one a prefix (a search typed as you go).
+CREATE FUNCTION search_query(p_words text[]) RETURNS tsquery
+LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
+AS $$
+    SELECT to_tsquery('simple'::regconfig, COALESCE(string_agg(
+               quote_literal(search_fold(u.word))
+               || CASE WHEN u.n = cardinality(p_words) THEN ':*' ELSE '' END,
+               ' & ' ORDER BY u.n), ''))
+      FROM unnest(p_words) WITH ORDINALITY AS u(word, n)
+$$;
+
+-- The souvenirs of the transaction's workspace matching a query on the live pages the caller
+-- may read (a role that reads memory; a record page by whoever reads its record; a member's
+-- profile by that member only), the best ranked first, at most p_limit of them.
+-- Row-level security lets no index use a non-leakproof operator such as @@, so a search under
+-- it reads every line; this function runs as the tables' owner and filters the workspace
+-- itself (the same condition as the policies), so the full-text index serves it. (An owner
+-- that is neither superuser nor BYPASSRLS stays under the forced policies: still correct,
 -- without the index.) Planned as a few dozen rows, so the pages it names are looked up by key.
-CREATE FUNCTION memory_line_matches(p_query tsquery, p_limit integer)
+CREATE FUNCTION memory_line_matches(p_query tsquery, p_readable uuid[], p_person uuid,
+                                    p_limit integer)
 RETURNS TABLE (page_id uuid, key text, text text, type text, day date, "position" integer,
                rank real)
 LANGUAGE sql STABLE SECURITY DEFINER ROWS 50
 SET search_path = public, pg_temp
 AS $$
     SELECT l.page_id, l.key, l.text, l.type, l.day, l.position,
-           ts_rank(l.search_vector, p_query)
+           ts_rank(l.search_vector, p_query) AS rank
       FROM memory_lines l
+      JOIN memory_pages p ON p.workspace_id = l.workspace_id AND p.id = l.page_id
+      LEFT JOIN records s ON s.workspace_id = p.workspace_id AND s.id = p.subject_id
      WHERE l.workspace_id = app_workspace_id() AND l.kind = 'souvenir'
        AND l.search_vector @@ p_query
+       AND p.trashed_at IS NULL
+       AND EXISTS (SELECT 1 FROM objects o
+                    WHERE o.workspace_id = app_workspace_id() AND o.slug = 'memory'
+                      AND o.id = ANY (p_readable))
+       AND CASE p.about_kind
+               WHEN 'record' THEN COALESCE(record_readable(s, p_readable, p_person), false)
+               WHEN 'member' THEN COALESCE(p.member_id = p_person, false)
+               ELSE true
+           END
+     ORDER BY rank DESC, l.page_id, l.position
      LIMIT p_limit
 $$;
-REVOKE ALL ON FUNCTION memory_line_matches(tsquery, integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION memory_line_matches(tsquery, integer) TO skillmem_app;
+REVOKE ALL ON FUNCTION memory_line_matches(tsquery, uuid[], uuid, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION memory_line_matches(tsquery, uuid[], uuid, integer) TO skillmem_app;
 
 ALTER TABLE skill_versions ADD COLUMN search_vector tsvector
     GENERATED ALWAYS AS (
@@ -84,3 +111,4 @@ END
 $$;
 
 GRANT EXECUTE ON FUNCTION search_fold(text) TO skillmem_app;
+GRANT EXECUTE ON FUNCTION search_query(text[]) TO skillmem_app;

@@ -1,53 +1,46 @@
 -- name: search_memory
--- Memory pages whose souvenirs match the query ($1, a tsquery over accent-folded words), best
--- souvenir per page, among the pages the caller may read ($2 readable objects, $3 person; a
--- role that does not read memory finds none): ranked, $4 at most, with how many pages match.
--- Candidates are the first $5 matching souvenirs (memory_line_matches, through the index).
-WITH q AS (
-    SELECT to_tsquery('simple', search_fold($1)) AS q,
-           EXISTS (SELECT 1 FROM objects o
-                    WHERE o.workspace_id = app_workspace_id() AND o.slug = 'memory'
-                      AND o.id = ANY ($2)) AS memory
+-- Memory pages whose souvenirs match the words $1, best souvenir per page, among the pages the
+-- caller may read ($2 readable objects, $3 person): ranked, $4 at most, with how many pages
+-- match among the best $5 readable souvenirs (memory_line_matches, through the index).
+WITH matches AS (
+    SELECT * FROM memory_line_matches(search_query($1), $2, $3, $5)
 ),
 hits AS (
     SELECT DISTINCT ON (l.page_id) l.page_id, l.key, l.text, l.type, l.day, l.rank
-      FROM q
-      CROSS JOIN LATERAL memory_line_matches(q.q, $5) l
-      JOIN memory_pages p ON p.workspace_id = app_workspace_id() AND p.id = l.page_id
-      LEFT JOIN records s ON s.workspace_id = p.workspace_id AND s.id = p.subject_id
-     WHERE q.memory AND p.trashed_at IS NULL
-       AND CASE p.about_kind
-               WHEN 'record' THEN COALESCE(record_readable(s, $2, $3), false)
-               WHEN 'member' THEN COALESCE(p.member_id = $3, false)
-               ELSE true
-           END
+      FROM matches l
      ORDER BY l.page_id, l.rank DESC, l.position
 )
 SELECT h.page_id, mr.label AS name, p.about_kind, p.subject_id, h.key, h.text, h.type, h.day,
-       h.rank, count(*) OVER () AS total
+       h.rank, count(*) OVER () AS total, (SELECT count(*) FROM matches) AS matched
   FROM hits h
   JOIN memory_pages p ON p.workspace_id = app_workspace_id() AND p.id = h.page_id
   JOIN records mr ON mr.workspace_id = p.workspace_id AND mr.id = p.id
  ORDER BY h.rank DESC, h.page_id
  LIMIT $4;
 
+-- name: recall_memory
+-- Souvenirs matching the words $1 on the pages the caller may read, best first, $4 at most.
+SELECT l.page_id, mr.label AS name, l.key, l.text, l.type, l.day, l.rank
+  FROM memory_line_matches(search_query($1), $2, $3, $4) l
+  JOIN records mr ON mr.workspace_id = app_workspace_id() AND mr.id = l.page_id
+ ORDER BY l.rank DESC, l.page_id, l.position;
+
 -- name: search_skills
--- Skills whose name, description or body match the query ($1), among those the caller may read
--- and a model may be offered (not disable-model-invocation): ranked (name matches first, then
--- text rank, then uses), $4 at most, with how many match.
-WITH q AS (SELECT to_tsquery('simple', search_fold($1)) AS q)
+-- Skills whose name, description and body hold the words $1 (each word anywhere), among those
+-- the caller may read and a model may be offered (not disable-model-invocation): ranked (the
+-- name weighs most, then uses), $4 at most, with how many match.
+WITH q AS (SELECT search_query($1) AS q)
 SELECT s.name, v.description, v.content, s.use_count, s.updated_at,
-       ts_rank(v.search_vector, q.q)
-           + CASE WHEN to_tsvector('simple', search_fold(replace(s.name, '-', ' '))) @@ q.q
-                  THEN 1 ELSE 0 END AS rank,
+       ts_rank(setweight(to_tsvector('simple', search_fold(replace(s.name, '-', ' '))), 'A')
+               || v.search_vector, q.q) AS rank,
        count(*) OVER () AS total
   FROM q, skills s
   JOIN records r ON r.workspace_id = s.workspace_id AND r.id = s.id
   JOIN skill_versions v
     ON v.workspace_id = s.workspace_id AND v.skill_id = s.id AND v.version = s.latest_version
  WHERE s.workspace_id = app_workspace_id()
-   AND (v.search_vector @@ q.q
-        OR to_tsvector('simple', search_fold(replace(s.name, '-', ' '))) @@ q.q)
+   AND (setweight(to_tsvector('simple', search_fold(replace(s.name, '-', ' '))), 'A')
+        || v.search_vector) @@ q.q
    AND record_readable(r, $2, $3)
    AND COALESCE(v.extra_frontmatter->>'disable-model-invocation', 'false') <> 'true'
  ORDER BY rank DESC, s.use_count DESC, s.name

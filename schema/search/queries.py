@@ -57,6 +57,7 @@ class SearchQuery:
                 for h in found.hits
             ],
             total=found.total,
+            capped=found.capped,
         )
 
     @strawberry.field(

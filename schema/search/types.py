@@ -29,6 +29,9 @@ class SearchHit:
 class SearchResults:
     hits: list[SearchHit]
     total: int = strawberry.field(description="How many readable pages and skills match.")
+    capped: bool = strawberry.field(
+        description="More souvenirs matched than a search ranks (2,000): total is a lower bound."
+    )
 
 
 @strawberry.type
