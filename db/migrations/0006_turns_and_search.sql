@@ -34,7 +34,7 @@ $$;
 -- it reads every line; this function runs as the tables' owner and filters the workspace
 -- itself (the same condition as the policies), so the full-text index serves it. (An owner
 -- that is neither superuser nor BYPASSRLS stays under the forced policies: still correct,
--- without the index.) Planned as a few dozen rows, so the pages it names are looked up by key.
+-- without the index.)
 CREATE FUNCTION memory_line_matches(p_query tsquery, p_readable uuid[], p_person uuid,
                                     p_limit integer)
 RETURNS TABLE (page_id uuid, key text, text text, type text, day date, "position" integer,
@@ -45,16 +45,23 @@ AS $$
     SELECT l.page_id, l.key, l.text, l.type, l.day, l.position,
            ts_rank(l.search_vector, p_query) AS rank
       FROM memory_lines l
-      JOIN memory_pages p ON p.workspace_id = l.workspace_id AND p.id = l.page_id
-      LEFT JOIN records s ON s.workspace_id = p.workspace_id AND s.id = p.subject_id
+      -- Each matching line's page and record looked up by key (OFFSET 0 keeps the planner
+      -- from hashing every page of the workspace instead).
+      CROSS JOIN LATERAL (SELECT p.about_kind, p.member_id, p.subject_id FROM memory_pages p
+                           WHERE p.workspace_id = l.workspace_id AND p.id = l.page_id
+                             AND p.trashed_at IS NULL
+                          OFFSET 0) p
+      LEFT JOIN LATERAL (SELECT s.* FROM records s
+                          WHERE s.workspace_id = l.workspace_id AND s.id = p.subject_id
+                         OFFSET 0) s ON true
      WHERE l.workspace_id = app_workspace_id() AND l.kind = 'souvenir'
        AND l.search_vector @@ p_query
-       AND p.trashed_at IS NULL
        AND EXISTS (SELECT 1 FROM objects o
                     WHERE o.workspace_id = app_workspace_id() AND o.slug = 'memory'
                       AND o.id = ANY (p_readable))
        AND CASE p.about_kind
-               WHEN 'record' THEN COALESCE(record_readable(s, p_readable, p_person), false)
+               WHEN 'record' THEN COALESCE(record_readable(s::records, p_readable, p_person),
+                                           false)
                WHEN 'member' THEN COALESCE(p.member_id = p_person, false)
                ELSE true
            END
