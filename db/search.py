@@ -57,40 +57,38 @@ class SkillHit:
 
 async def search_memory(
     conn: asyncpg.Connection,
-    words: Sequence[str],
+    text: str,
     readable: Sequence[UUID],
     person: UUID | None,
     first: int,
 ) -> list[MemoryHit]:
-    """Readable memory pages holding all ``words``, best first (counted among the best
+    """Readable memory pages holding every word of ``text``, best first (counted among the best
     MEMORY_CANDIDATES readable souvenirs)."""
-    rows = await conn.fetch(
-        Q["search_memory"], list(words), readable, person, first, MEMORY_CANDIDATES
-    )
+    rows = await conn.fetch(Q["search_memory"], text, readable, person, first, MEMORY_CANDIDATES)
     return [MemoryHit(**dict(row)) for row in rows]
 
 
 async def recall_memory(
     conn: asyncpg.Connection,
-    words: Sequence[str],
+    text: str,
     readable: Sequence[UUID],
     person: UUID | None,
     first: int,
 ) -> list[SouvenirHit]:
-    """Readable souvenirs holding all ``words``, best first."""
-    rows = await conn.fetch(Q["recall_memory"], list(words), readable, person, first)
+    """Readable souvenirs holding every word of ``text``, best first."""
+    rows = await conn.fetch(Q["recall_memory"], text, readable, person, first)
     return [SouvenirHit(**dict(row)) for row in rows]
 
 
 async def search_skills(
     conn: asyncpg.Connection,
-    words: Sequence[str],
+    text: str,
     readable: Sequence[UUID],
     person: UUID | None,
     first: int,
 ) -> list[SkillHit]:
-    """Readable, offerable skills holding all ``words``, best first."""
-    rows = await conn.fetch(Q["search_skills"], list(words), readable, person, first)
+    """Readable, offerable skills holding every word of ``text``, best first."""
+    rows = await conn.fetch(Q["search_skills"], text, readable, person, first)
     return [SkillHit(**dict(row)) for row in rows]
 
 

@@ -88,9 +88,10 @@ async def store_turn(
     new_snapshot: bool,
     agent: UUID | None,
     profiles: dict[str, Any],
-) -> None:
-    """Keep a turn's cards with its message, and a conversation's first profiles."""
-    await conn.execute(
+) -> tuple[bool, bool]:
+    """Keep a turn's cards with its message, and a conversation's first profiles; whether each
+    was stored (not, when a concurrent first read stored it first)."""
+    row = await conn.fetchrow(
         Q["store_turn"],
         message_id,
         conversation_id,
@@ -102,3 +103,5 @@ async def store_turn(
         agent,
         profiles,
     )
+    assert row is not None
+    return row["turn_stored"], row["snapshot_stored"]

@@ -139,8 +139,8 @@ async def get_search(request: Request) -> Response:
     objects = [o.strip() for o in params.get("objects", "memory,skill").split(",") if o.strip()]
     try:
         first_text = params.get("first", "20")
-        if not first_text.isdigit():
-            raise invalid([Problem("first is a whole number", "first")])
+        if not re.fullmatch(r"[0-9]{1,4}", first_text):
+            raise invalid([Problem("first is a whole number from 1 to 50", "first")])
         found = await search.search(
             request.scope["db"],
             request.scope["principal"],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 
 import orjson
 from starlette.requests import Request
@@ -22,7 +23,7 @@ MAX_RECORDS_BODY_BYTES = 10 * 1024 * 1024
 async def read_capped(request: Request, limit: int) -> bytes | None:
     """The request body, or None once it passes ``limit`` bytes (never read further)."""
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
+    if declared is not None and re.fullmatch(r"[0-9]{1,18}", declared) and int(declared) > limit:
         return None
     chunks: list[bytes] = []
     size = 0

@@ -92,10 +92,12 @@ class Card:
     last_change: CardChange | None
     souvenirs: list[CardSouvenir]
     profile_souvenirs: list[CardSouvenir]
+    # The text a replayed card was stored with (None: rendered now).
+    written_text: str | None = None
 
     @property
     def text(self) -> str:
-        return render_card(self)
+        return self.written_text if self.written_text is not None else render_card(self)
 
 
 def render_card(card: Card) -> str:
@@ -142,21 +144,30 @@ def cards_text(cards: Sequence[Card]) -> str:
 
 def fit(cards: Sequence[Card], limit: int = CARD_BUDGET_CHARS) -> tuple[list[Card], Budget]:
     """The cards within ``limit`` characters, the last signal dropped first: the last card
-    loses its souvenirs one by one (the person's own, then its page's, last line first), then
-    goes whole, before the card before it loses anything. Never a cut line."""
+    loses its souvenirs one by one (the person's own, then its page's, last line first), or
+    goes whole when even without them it would not fit, before the card before it loses
+    anything. Never a cut line."""
     kept = list(cards)
+    sizes = [len(card.text) for card in kept]
     dropped: list[Dropped] = []
-    while kept and len(cards_text(kept)) > limit:
+
+    def used() -> int:
+        return sum(sizes) + len(CARD_SEPARATOR) * max(0, len(sizes) - 1)
+
+    while kept and used() > limit:
         card = kept[-1]
+        bare = len(replace(card, souvenirs=[], profile_souvenirs=[]).text)
+        if used() - sizes[-1] + bare > limit:
+            kept.pop()
+            sizes.pop()
+            dropped.append(Dropped(card.record_id, "card", None))
+            continue
         if card.profile_souvenirs:
             gone = card.profile_souvenirs[-1]
             kept[-1] = replace(card, profile_souvenirs=card.profile_souvenirs[:-1])
-            dropped.append(Dropped(card.record_id, "souvenir", gone.key))
-        elif card.souvenirs:
+        else:
             gone = card.souvenirs[-1]
             kept[-1] = replace(card, souvenirs=card.souvenirs[:-1])
-            dropped.append(Dropped(card.record_id, "souvenir", gone.key))
-        else:
-            kept.pop()
-            dropped.append(Dropped(card.record_id, "card", None))
-    return kept, Budget(limit, len(cards_text(kept)), dropped)
+        sizes[-1] = len(kept[-1].text)
+        dropped.append(Dropped(card.record_id, "souvenir", gone.key))
+    return kept, Budget(limit, used(), dropped)

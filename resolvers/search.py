@@ -21,19 +21,19 @@ from resolvers.skills import SKILL_DIRECTORIES
 
 SEARCH_OBJECTS = ("memory", "skill")
 MAX_QUERY_CHARS = 200
-MAX_TERMS = 8
 MAX_RESULTS = 50
 SNIPPET_CHARS = 200
 RECALL_MAX_ITEMS = 40
 RECALL_MAX_CHARS = 6_000
-# A word: letters, digits and the marks that go with them, in any script.
-_WORD = re.compile(r"[^\W_]+(?:[\u0300-\u036f]+[^\W_]*)*")
+_WORD = re.compile(r"[^\W_]")
 
 
-def words(text: str) -> list[str]:
-    """The words a search looks for, composed (NFC): SQL folds and quotes each one
-    (search_query), so nothing the caller types is query syntax."""
-    return _WORD.findall(unicodedata.normalize("NFC", text))[:MAX_TERMS]
+def query_text(text: str) -> str | None:
+    """The text a search looks for, composed (NFC), or None when it holds no letter or digit.
+    SQL cuts it into words as the index cuts souvenirs, folds and quotes each
+    (search_query): nothing the caller types is query syntax."""
+    composed = unicodedata.normalize("NFC", text)
+    return composed if _WORD.search(composed) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,8 +76,8 @@ async def search(
     ranked, among what the caller may read."""
     if problems := _query_problems(q, objects, first):
         raise invalid(problems)
-    query = words(q)
-    if not query:
+    query = query_text(q)
+    if query is None:
         return Results([], 0, False)
     readable, person = principal.readable_objects, principal.person_id
     hits: list[Hit] = []
@@ -206,9 +206,9 @@ async def recall(
     if problems:
         raise invalid(problems)
     readable, person = principal.readable_objects, principal.person_id
-    terms = words(query) if query else []
+    terms = query_text(query) if query else None
     memories: list[RecalledMemory] = []
-    if terms:
+    if terms is not None:
         found = await search_db.recall_memory(conn, terms, readable, person, limit)
         memories = [RecalledMemory(h.name, h.type, h.text, h.day) for h in found]
         skill_rows = await search_db.search_skills(conn, terms, readable, person, limit)

@@ -128,6 +128,10 @@ async def turn_context(
     for earlier in (stored.turn, stored.snapshot):
         if earlier is not None and UUID(earlier["person_id"]) != person:
             raise DomainError(Code.FORBIDDEN, "This conversation is another person's.")
+    if stored.snapshot is not None:
+        kept_agent = stored.snapshot["agent_id"]
+        if (UUID(kept_agent) if kept_agent else None) != agent:
+            raise DomainError(Code.FORBIDDEN, "This conversation is with another agent.")
     replayed = stored.turn is not None
     mentions: list[UUID] = []
     for found in [_quiet_record(g, workspace) for g in mentioned_ids(given.message)]:
@@ -170,18 +174,22 @@ async def turn_context(
     new_turn = given.message_id is not None and not replayed
     new_snapshot = given.conversation_id is not None and stored.snapshot is None
     if new_turn or new_snapshot:
-        await turns.store_turn(
+        turn_kept, snapshot_kept = await turns.store_turn(
             conn,
             message_id=given.message_id if new_turn else None,
             conversation_id=given.conversation_id,
             person=person,
-            cards=[asdict(c) for c in kept],
+            cards=[card_json(c) for c in kept],
             budget=asdict(budget),
             at=clock.now(),
             new_snapshot=new_snapshot,
             agent=agent,
             profiles=asdict(profiles),
         )
+        if (new_turn and not turn_kept) or (new_snapshot and not snapshot_kept):
+            # A concurrent first read of this message or conversation stored it first: what
+            # it stored is what every read answers.
+            return await turn_context(conn, principal, given)
     return TurnContext(profiles, kept, budget, replayed)
 
 
@@ -239,8 +247,13 @@ def _profiles(rows: list[Any], lines: list[list[LineRow]], workspace: UUID) -> P
     return Profiles(texts.get("workspace"), texts.get("member"), texts.get("agent"))
 
 
+def card_json(card: Card) -> dict[str, Any]:
+    """A card as stored with its message: its fields and its text as written then."""
+    return {**asdict(card), "text": card.text}
+
+
 def card_from_json(raw: dict[str, Any]) -> Card:
-    """A stored card, exactly as it was written."""
+    """A stored card, exactly as it was written (its text too)."""
     change = raw.get("last_change")
     return Card(
         record_id=raw["record_id"],
@@ -253,6 +266,7 @@ def card_from_json(raw: dict[str, Any]) -> Card:
         last_change=CardChange(**change) if change else None,
         souvenirs=[CardSouvenir(**s) for s in raw["souvenirs"]],
         profile_souvenirs=[CardSouvenir(**s) for s in raw["profile_souvenirs"]],
+        written_text=raw.get("text"),
     )
 
 

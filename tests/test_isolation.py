@@ -294,7 +294,7 @@ async def test_the_search_match_sees_one_workspace_only(pool, two):
         texts = [
             row["text"]
             for row in await conn.fetch(
-                "SELECT text FROM memory_line_matches(search_query('{acme}'), $1, NULL, 100)",
+                "SELECT text FROM memory_line_matches(search_query('acme'), $1, NULL, 100)",
                 readable,
             )
         ]

@@ -753,16 +753,12 @@ async def test_the_budget_at_4000_characters_and_one_past(pool, client, ws):
     assert past["budget"]["used"] == len(past["text"]) < CARD_BUDGET_CHARS
     assert_consistent(past)
 
-    # Further past: the last card's souvenirs, each whole, then that card whole, before the
-    # card before it loses anything (the last signal goes first).
+    # Further past: the last card would not fit even without its souvenirs, so it goes whole
+    # (its souvenirs with it) before the card before it loses anything.
     further = len("\nYour souvenirs:\n" + globex_mine["line"])
     further += len("\nSouvenirs:\n" + globex_page["line"])
     beyond = await with_filler(pool, client, ws, made, 2 + short + further)
-    assert dropped(beyond) == [
-        (made["globex"], "souvenir", globex_mine["key"], "budget"),
-        (made["globex"], "souvenir", globex_page["key"], "budget"),
-        (made["globex"], "card", None, "budget"),
-    ]
+    assert dropped(beyond) == [(made["globex"], "card", None, "budget")]
     kept_initech, kept_acme = beyond["cards"]
     assert kept_acme["souvenirs"] == acme["souvenirs"]
     assert kept_acme["profileSouvenirs"] == [acme_mine]
@@ -951,9 +947,11 @@ async def test_the_profiles_are_kept_for_the_conversation(pool, client, ws):
     }
     new = await ask(client, ws.tokens["member"], mention(acme), conversationId="c2")
     assert new["profiles"] == {**after, "agent": None}
-    # The snapshot is the person's: whoever acts for them keeps it; nobody else reads it.
-    same = await ask(client, ws.tokens["agent"], "", conversationId="c1")
-    assert same["profiles"] == first["profiles"]
+    # The snapshot is the conversation's, with its person and its agent: neither another
+    # agent (even for the same person) nor another person reads it.
+    response = await turn(client, ws.tokens["agent"], "", conversationId="c1")
+    assert codes(response) == ["FORBIDDEN"]
+    assert "tea" not in response.text
     response = await turn(client, ws.tokens["other"], "Hello", conversationId="c1")
     assert codes(response) == ["FORBIDDEN"]
     assert "tea" not in response.text

@@ -15,16 +15,24 @@ ALTER TABLE memory_lines ADD COLUMN search_vector tsvector
 CREATE INDEX memory_lines_search ON memory_lines USING gin (search_vector)
     WHERE kind = 'souvenir';
 
--- The query for some words: each folded and quoted (nothing in a word is query syntax), all
--- required, the last one a prefix (a search typed as you go).
-CREATE FUNCTION search_query(p_words text[]) RETURNS tsquery
+-- The query for a text: its first 8 words, cut as the index cuts souvenirs (an email or a
+-- host stays one word), folded and quoted (nothing the caller types is query syntax), all
+-- required, the last one a prefix when it has 3 letters or more (a search typed as you go).
+CREATE FUNCTION search_query(p_text text) RETURNS tsquery
 LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
 AS $$
     SELECT to_tsquery('simple'::regconfig, COALESCE(string_agg(
-               quote_literal(search_fold(u.word))
-               || CASE WHEN u.n = cardinality(p_words) THEN ':*' ELSE '' END,
-               ' & ' ORDER BY u.n), ''))
-      FROM unnest(p_words) WITH ORDINALITY AS u(word, n)
+               quote_literal(w.lexeme)
+               || CASE WHEN w.pos = w.last AND length(w.lexeme) >= 3 THEN ':*' ELSE '' END,
+               ' & ' ORDER BY w.pos), ''))
+      FROM (SELECT first.lexeme, first.pos, max(first.pos) OVER () AS last
+              FROM (SELECT u.lexeme, u.positions[1] AS pos
+                      FROM unnest(to_tsvector('simple'::regconfig, search_fold(p_text))) AS u
+                     -- A one-letter word (the s of "Acme's") says nothing beside others.
+                     WHERE length(u.lexeme) > 1
+                        OR length(to_tsvector('simple'::regconfig, search_fold(p_text))) = 1
+                     ORDER BY u.positions[1]
+                     LIMIT 8) first) w
 $$;
 
 -- The souvenirs of the transaction's workspace matching a query on the live pages the caller
@@ -118,4 +126,4 @@ END
 $$;
 
 GRANT EXECUTE ON FUNCTION search_fold(text) TO skillmem_app;
-GRANT EXECUTE ON FUNCTION search_query(text[]) TO skillmem_app;
+GRANT EXECUTE ON FUNCTION search_query(text) TO skillmem_app;

@@ -1,5 +1,5 @@
 -- name: search_memory
--- Memory pages whose souvenirs match the words $1, best souvenir per page, among the pages the
+-- Memory pages whose souvenirs hold the words of $1, best souvenir per page, among the pages the
 -- caller may read ($2 readable objects, $3 person): ranked, $4 at most, with how many pages
 -- match among the best $5 readable souvenirs (memory_line_matches, through the index).
 WITH matches AS (
@@ -19,14 +19,14 @@ SELECT h.page_id, mr.label AS name, p.about_kind, p.subject_id, h.key, h.text, h
  LIMIT $4;
 
 -- name: recall_memory
--- Souvenirs matching the words $1 on the pages the caller may read, best first, $4 at most.
+-- Souvenirs holding the words of $1 on the pages the caller may read, best first, $4 at most.
 SELECT l.page_id, mr.label AS name, l.key, l.text, l.type, l.day, l.rank
   FROM memory_line_matches(search_query($1), $2, $3, $4) l
   JOIN records mr ON mr.workspace_id = app_workspace_id() AND mr.id = l.page_id
  ORDER BY l.rank DESC, l.page_id, l.position;
 
 -- name: search_skills
--- Skills whose name, description and body hold the words $1 (each word anywhere), among those
+-- Skills whose name, description and body hold the words of $1 (each word anywhere), among those
 -- the caller may read and a model may be offered (not disable-model-invocation): ranked (the
 -- name weighs most, then uses), $4 at most, with how many match.
 WITH q AS (SELECT search_query($1) AS q)

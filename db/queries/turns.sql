@@ -4,7 +4,8 @@ SELECT (SELECT jsonb_build_object('person_id', c.person_id, 'cards', c.cards,
                                   'budget', c.budget)
           FROM turn_cards c
          WHERE c.workspace_id = app_workspace_id() AND c.message_id = $1) AS turn,
-       (SELECT jsonb_build_object('person_id', s.person_id, 'profiles', s.profiles)
+       (SELECT jsonb_build_object('person_id', s.person_id, 'agent_id', s.agent_id,
+                                  'profiles', s.profiles)
           FROM turn_snapshots s
          WHERE s.workspace_id = app_workspace_id() AND s.conversation_id = $2) AS snapshot;
 
@@ -134,17 +135,21 @@ SELECT p.about_kind, mr.label AS name,
 
 -- name: store_turn
 -- Keeps a turn's cards with its message ($1, unless NULL) and, the first time, the
--- conversation's profiles ($2, when $7); a message or conversation stored already keeps its.
+-- conversation's profiles ($2, when $7); a message or conversation stored already (by a
+-- concurrent first read) keeps its, and the answer says which were stored.
 WITH turn AS (
     INSERT INTO turn_cards (workspace_id, message_id, conversation_id, person_id, cards, budget,
                             created_at)
     SELECT app_workspace_id(), $1, $2, $3, $4, $5, $6 WHERE $1::text IS NOT NULL
     ON CONFLICT DO NOTHING
+    RETURNING 1
 ),
 snapshot AS (
     INSERT INTO turn_snapshots (workspace_id, conversation_id, person_id, agent_id, profiles,
                                 created_at)
     SELECT app_workspace_id(), $2, $3, $8, $9, $6 WHERE $2::text IS NOT NULL AND $7
     ON CONFLICT DO NOTHING
+    RETURNING 1
 )
-SELECT 1;
+SELECT EXISTS (SELECT 1 FROM turn) AS turn_stored,
+       EXISTS (SELECT 1 FROM snapshot) AS snapshot_stored;
