@@ -116,20 +116,27 @@ async def baseline_pool(settings: Settings) -> asyncpg.Pool:
 
 def create_app() -> Starlette:
     """The baseline app over a pool sized like the app's."""
+    return plain_app([Route("/records", records, methods=["POST"])])
+
+
+def plain_app(routes: list[Route], pool: asyncpg.Pool | None = None) -> Starlette:
+    """A baseline app serving ``routes`` (and /healthz) over ``pool``, or over a pool to
+    DATABASE_URL sized like the app's."""
     settings = Settings()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if pool is not None:
+            yield
+            return
         app.state.pool = await baseline_pool(settings)
         try:
             yield
         finally:
             await app.state.pool.close()
 
-    return Starlette(
-        routes=[
-            Route("/records", records, methods=["POST"]),
-            Route("/healthz", healthz, methods=["GET"]),
-        ],
-        lifespan=lifespan,
+    app = Starlette(
+        routes=[*routes, Route("/healthz", healthz, methods=["GET"])], lifespan=lifespan
     )
+    app.state.pool = pool
+    return app

@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import hashlib
 import itertools
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 from uuid import uuid4
@@ -40,8 +39,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from bench import client, records
-from bench.baseline import baseline_pool
-from bench.generate import server_dsn, with_database
+from bench.baseline import plain_app
+from bench.generate import with_database
 from bench.records import CpuMeter, Server, Totals, machine, wait_quiet
 from db import identity
 from db import memory as memory_db
@@ -200,35 +199,15 @@ async def baseline_edit(request: Request) -> Response:
     return _reply(200, {"data": {"editMemoryPage": {"version": page.row.version}}})
 
 
-async def _healthz(request: Request) -> Response:
-    return _reply(200, {"status": "ok"})
-
-
 def create_baseline(pool: asyncpg.Pool | None = None) -> Starlette:
     """The baseline app: over ``pool``, or a pool to DATABASE_URL sized like the app's."""
-    settings = Settings()
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        if pool is not None:
-            yield
-            return
-        app.state.pool = await baseline_pool(settings)
-        try:
-            yield
-        finally:
-            await app.state.pool.close()
-
-    app = Starlette(
-        routes=[
+    return plain_app(
+        [
             Route("/read", baseline_read, methods=["POST"]),
             Route("/edit", baseline_edit, methods=["POST"]),
-            Route("/healthz", _healthz, methods=["GET"]),
         ],
-        lifespan=lifespan,
+        pool,
     )
-    app.state.pool = pool
-    return app
 
 
 # --- requests ---------------------------------------------------------------------------------
@@ -380,6 +359,31 @@ async def measure(
     return result
 
 
+async def load_all(
+    servers: dict[str, Server],
+    requests: Any,
+    endpoints: tuple[str, ...],
+    args: argparse.Namespace,
+    postmaster_pid: int | None,
+) -> list[dict[str, Any]]:
+    """Every endpoint at every concurrency, once the machine is quiet; printed as it goes."""
+    meter = CpuMeter(postmaster_pid)
+    rows = []
+    for endpoint in endpoints:
+        for concurrency in args.concurrency:
+            await wait_quiet(meter, args.wait_quiet)
+            row = await measure(servers, requests, endpoint, concurrency, args, meter)
+            rows.append(row)
+            g, b = row["graphql"], row["baseline"]
+            print(
+                f"{endpoint} c={concurrency}: graphql {g['rps']} req/s p50 {g['p50_ms']}"
+                f" p99 {g['p99_ms']}; baseline {b['rps']} req/s p50 {b['p50_ms']};"
+                f" ratio {row['ratio']}",
+                flush=True,
+            )
+    return rows
+
+
 def markdown(report: dict[str, Any]) -> str:
     lines = [
         "| endpoint | concurrency | GraphQL req/s | p50 ms | p99 ms | baseline req/s | p50 ms "
@@ -437,18 +441,7 @@ async def bench(args: argparse.Namespace, server: str, postmaster_pid: int | Non
         requests = Requests(setup["page"], setup["token"], content)
         report["same_data"] = await check_same_data(servers, requests)
         print("same data:", report["same_data"], flush=True)
-        meter = CpuMeter(postmaster_pid)
-        for endpoint in ENDPOINTS:
-            for concurrency in args.concurrency:
-                await wait_quiet(meter, args.wait_quiet)
-                row = await measure(servers, requests, endpoint, concurrency, args, meter)
-                report["load"].append(row)
-                g, b = row["graphql"], row["baseline"]
-                print(
-                    f"{endpoint} c={concurrency}: graphql {g['rps']} req/s p50 {g['p50_ms']}"
-                    f" p99 {g['p99_ms']}; baseline {b['rps']} req/s; ratio {row['ratio']}",
-                    flush=True,
-                )
+        report["load"] = await load_all(servers, requests, ENDPOINTS, args, postmaster_pid)
     records.write_results("memory", report, markdown(report))
     return 0
 
@@ -464,14 +457,7 @@ def main() -> int:
     parser.add_argument(
         "--wait-quiet", type=float, default=30.0, help="seconds to wait at most for an idle machine"
     )
-    args = parser.parse_args()
-    server, handle = server_dsn()
-    postmaster = handle.get_pid() if handle is not None else None
-    try:
-        import uvloop
-    except ImportError:
-        return asyncio.run(bench(args, server, postmaster))
-    return uvloop.run(bench(args, server, postmaster))
+    return records.run(bench, parser.parse_args())
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
@@ -485,7 +485,14 @@ def main() -> int:
         default=120.0,
         help="seconds to wait at most for an idle machine before each concurrency level",
     )
-    args = parser.parse_args()
+    return run(bench, parser.parse_args())
+
+
+def run(
+    bench: Callable[[argparse.Namespace, str, int | None], Awaitable[int]],
+    args: argparse.Namespace,
+) -> int:
+    """Run a benchmark on the bench's PostgreSQL server (under uvloop when it is there)."""
     server, handle = server_dsn()
     postmaster = handle.get_pid() if handle is not None else None
     try:

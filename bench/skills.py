@@ -29,7 +29,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -44,8 +44,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from bench import client, records
-from bench.baseline import baseline_pool
-from bench.generate import server_dsn, with_database
+from bench.baseline import plain_app
+from bench.generate import with_database
 from bench.records import CpuMeter, Server, Totals, machine, wait_quiet
 from db import identity
 from db.migrate import apply_migrations
@@ -681,35 +681,15 @@ async def baseline_catalog(request: Request) -> Response:
     return _reply(200, {"data": {"skillCatalog": entries}})
 
 
-async def _healthz(request: Request) -> Response:
-    return _reply(200, {"status": "ok"})
-
-
 def create_baseline(pool: asyncpg.Pool | None = None) -> Starlette:
     """The baseline app: over ``pool``, or a pool to DATABASE_URL sized like the app's."""
-    settings = Settings()
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        if pool is not None:
-            yield
-            return
-        app.state.pool = await baseline_pool(settings)
-        try:
-            yield
-        finally:
-            await app.state.pool.close()
-
-    app = Starlette(
-        routes=[
+    return plain_app(
+        [
             Route("/activation", baseline_activation, methods=["POST"]),
             Route("/catalog", baseline_catalog, methods=["POST"]),
-            Route("/healthz", _healthz, methods=["GET"]),
         ],
-        lifespan=lifespan,
+        pool,
     )
-    app.state.pool = pool
-    return app
 
 
 # --- servers and load -----------------------------------------------------------------------
@@ -921,14 +901,7 @@ def main() -> int:
         default=60.0,
         help="seconds to wait at most for an idle machine before each load level",
     )
-    args = parser.parse_args()
-    server, handle = server_dsn()
-    postmaster = handle.get_pid() if handle is not None else None
-    try:
-        import uvloop
-    except ImportError:
-        return asyncio.run(bench(args, server, postmaster))
-    return uvloop.run(bench(args, server, postmaster))
+    return records.run(bench, parser.parse_args())
 
 
 if __name__ == "__main__":

@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import hashlib
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
@@ -37,10 +36,10 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from bench import client, records
-from bench.baseline import baseline_pool
-from bench.generate import WORKSPACE_ID, ensure, server_dsn
-from bench.memory import markdown, measure
-from bench.records import CpuMeter, Server, machine, wait_quiet
+from bench.baseline import plain_app
+from bench.generate import WORKSPACE_ID, ensure
+from bench.memory import load_all, markdown
+from bench.records import Server, machine
 from db import identity
 from db.pool import api_dsn, begin_workspace, create_pool
 from db.sql import queries
@@ -173,28 +172,12 @@ async def baseline_search(request: Request) -> Response:
     return _reply(200, {"data": search_data(found)})
 
 
-async def _healthz(request: Request) -> Response:
-    return _reply(200, {"status": "ok"})
-
-
 def create_baseline() -> Starlette:
-    settings = Settings()
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        app.state.pool = await baseline_pool(settings)
-        try:
-            yield
-        finally:
-            await app.state.pool.close()
-
-    return Starlette(
-        routes=[
+    return plain_app(
+        [
             Route("/turn", baseline_turn, methods=["POST"]),
             Route("/search", baseline_search, methods=["POST"]),
-            Route("/healthz", _healthz, methods=["GET"]),
-        ],
-        lifespan=lifespan,
+        ]
     )
 
 
@@ -341,19 +324,7 @@ async def bench(args: argparse.Namespace, server: str, postmaster_pid: int | Non
         servers = {"graphql": graphql, "baseline": baseline}
         report["same_data"] = await check_same_data(servers, requests)
         print("same data:", report["same_data"], flush=True)
-        meter = CpuMeter(postmaster_pid)
-        for endpoint in ENDPOINTS:
-            for concurrency in args.concurrency:
-                await wait_quiet(meter, args.wait_quiet)
-                row = await measure(servers, requests, endpoint, concurrency, args, meter)
-                report["load"].append(row)
-                g, b = row["graphql"], row["baseline"]
-                print(
-                    f"{endpoint} c={concurrency}: graphql {g['rps']} req/s p50 {g['p50_ms']}"
-                    f" p99 {g['p99_ms']}; baseline {b['rps']} req/s p50 {b['p50_ms']};"
-                    f" ratio {row['ratio']}",
-                    flush=True,
-                )
+        report["load"] = await load_all(servers, requests, ENDPOINTS, args, postmaster_pid)
     records.write_results("turns", report, markdown(report))
     return 0
 
@@ -368,14 +339,7 @@ def main() -> int:
     )
     parser.add_argument("--wait-quiet", type=float, default=60.0, help="seconds to wait at most")
     parser.add_argument("--fresh", action="store_true", help="regenerate the bench data")
-    args = parser.parse_args()
-    server, handle = server_dsn()
-    postmaster = handle.get_pid() if handle is not None else None
-    try:
-        import uvloop
-    except ImportError:
-        return asyncio.run(bench(args, server, postmaster))
-    return uvloop.run(bench(args, server, postmaster))
+    return records.run(bench, parser.parse_args())
 
 
 if __name__ == "__main__":

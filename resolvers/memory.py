@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 from uuid import UUID, uuid4
@@ -355,26 +355,17 @@ async def _person_lines(
     parsed, problems = parse_content(content, mission=row.about_kind == "workspace", by_person=True)
     if problems:
         raise invalid(problems, "The content is not valid: nothing was changed.")
-    by_key = {line.key: line for line in row.lines if line.kind == "souvenir"}
-    submitted = [p for p in parsed if p.kind == "souvenir"]
-    keys = iter(kept_keys([(s.key, s.line) for s in shown.souvenirs], [p.text for p in submitted]))
     today = clock.now().date()
     author = plain_name(principal.row.member_name or principal.row.actor_name)
+    submitted = [p for p in parsed if p.kind == "souvenir"]
     references = await _readable_references(conn, principal, submitted)
-    lines: list[LineRow] = []
-    for number, item in enumerate(parsed, start=1):
-        if item.kind != "souvenir":
-            lines.append(LineRow(kind=item.kind, text=item.text))
-            continue
-        key = next(keys)
-        if key is not None:
-            lines.append(by_key[key])
-            continue
+
+    def new_line(item: PageLine) -> tuple[LineRow | None, list[str]]:
         line, why = _new_person_line(row, item, references, author, today)
-        if why:
-            problems.append(Problem(why, "content", number))
-        elif line is not None:
-            lines.append(line)
+        return line, [why] if why else []
+
+    shown_lines = [(s.key, s.line) for s in shown.souvenirs]
+    lines, problems = _rebuild(row, parsed, shown_lines, new_line)
     workspace_id = principal.workspace_id
     if problems:
         raise invalid(problems, "The content is not valid: nothing was changed.")
@@ -393,6 +384,35 @@ async def _person_lines(
     if problems:
         raise invalid(problems, "The content is not valid: nothing was changed.")
     return lines
+
+
+def _rebuild(
+    row: PageRow,
+    parsed: list[PageLine],
+    shown: list[tuple[str, str]],
+    new_line: Callable[[PageLine], tuple[LineRow | None, list[str]]],
+) -> tuple[list[LineRow], list[Problem]]:
+    """The lines a content stands for: a souvenir repeating a shown line word for word is that
+    stored line (its key kept); any other souvenir goes through ``new_line`` (the new line, or
+    why not); other lines are kept as written."""
+    by_key = {line.key: line for line in row.lines if line.key is not None}
+    submitted = [p.text for p in parsed if p.kind == "souvenir"]
+    keys = iter(kept_keys(shown, submitted))
+    lines: list[LineRow] = []
+    problems: list[Problem] = []
+    for number, item in enumerate(parsed, start=1):
+        if item.kind != "souvenir":
+            lines.append(LineRow(kind=item.kind, text=item.text))
+            continue
+        key = next(keys)
+        if key is not None:
+            lines.append(by_key[key])
+            continue
+        line, reasons = new_line(item)
+        problems.extend(Problem(why, "content", number) for why in reasons)
+        if line is not None:
+            lines.append(line)
+    return lines, problems
 
 
 def _new_person_line(
@@ -765,22 +785,15 @@ async def write_page(
             )
         stored = [(line, line_text(line, workspace_id, stored_form=True)) for line in row.lines]
         shown = [(line.key, text) for line, text in stored if line.key is not None]
-        submitted = [p for p in parsed if p.kind == "souvenir"]
-        keys = iter(kept_keys(shown, [p.text for p in submitted]))
-        by_key = {line.key: line for line in row.lines if line.key is not None}
-        lines: list[LineRow] = []
-        for number, item in enumerate(parsed, start=1):
-            if item.kind != "souvenir":
-                lines.append(LineRow(kind=item.kind, text=item.text))
-                continue
-            key = next(keys)
-            if key is not None:
-                lines.append(by_key[key])
-                continue
+
+        def new_line(item: PageLine) -> tuple[LineRow | None, list[str]]:
             try:
-                lines.append(_system_line(row, item, workspace_id))
+                return _system_line(row, item, workspace_id), []
             except LineError as error:
-                problems.extend(Problem(why, "content", number) for why in error.reasons)
+                return None, error.reasons
+
+        lines, rebuilt = _rebuild(row, parsed, shown, new_line)
+        problems.extend(rebuilt)
         # A ✍ line is never removed by anything but a person: put back where it stood.
         present = {line.key for line in lines}
         for index, (line, _) in enumerate(stored):
