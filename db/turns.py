@@ -54,9 +54,14 @@ async def card_records(
     readable: Sequence[UUID],
     person: UUID,
     profile_records: int,
+    values: int,
+    related: int,
 ) -> list[CardRow]:
-    """The data of every card of a turn, in signal order, in one statement."""
-    rows = await conn.fetch(Q["card_records"], list(ids), readable, person, profile_records)
+    """The data of every card of a turn, in signal order, in one statement (at most
+    ``values`` principal values and ``related`` related records a card)."""
+    rows = await conn.fetch(
+        Q["card_records"], list(ids), readable, person, profile_records, values, related
+    )
     return [CardRow(**dict(row)) for row in rows]
 
 

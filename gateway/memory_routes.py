@@ -140,7 +140,8 @@ async def get_search(request: Request) -> Response:
     try:
         first_text = params.get("first", "20")
         if not re.fullmatch(r"[0-9]{1,4}", first_text):
-            raise invalid([Problem("first is a whole number from 1 to 50", "first")])
+            message = f"first is a whole number from 1 to {search.MAX_RESULTS}"
+            raise invalid([Problem(message, "first")])
         found = await search.search(
             request.scope["db"],
             request.scope["principal"],

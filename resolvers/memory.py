@@ -84,6 +84,7 @@ class Page:
 
 
 def sha256(text: str) -> str:
+    """The hex sha256 of a text (what an edit's baseSha256 names)."""
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -155,10 +156,12 @@ def line_text(line: LineRow, workspace_id: UUID, *, stored_form: bool = False) -
 
 
 def content_of(lines: Sequence[LineRow], workspace_id: UUID, *, stored_form: bool = False) -> str:
+    """A page's content from its lines, as the reader sees it (or as stored)."""
     return render_content(line_text(line, workspace_id, stored_form=stored_form) for line in lines)
 
 
 def shown_souvenirs(lines: Sequence[LineRow], workspace_id: UUID) -> list[ShownSouvenir]:
+    """The souvenirs among a page's lines, each as the reader sees it."""
     found = []
     for line in lines:
         if line.kind != "souvenir" or line.key is None:
@@ -216,6 +219,7 @@ def may_edit(principal: Principal, row: PageRow) -> bool:
 
 
 def why_not_editable(principal: Principal) -> DomainError:
+    """The refusal for a caller who may not edit a page."""
     if not principal.is_own_session:
         return DomainError(
             Code.FORBIDDEN,

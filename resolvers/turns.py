@@ -142,7 +142,9 @@ async def turn_context(
     rows = (
         []
         if replayed
-        else await turns.card_records(conn, wanted, readable, person, PROFILE_RECORDS)
+        else await turns.card_records(
+            conn, wanted, readable, person, PROFILE_RECORDS, CARD_VALUES, CARD_RELATED
+        )
     )
     profile_rows = (
         await turns.profile_lines(conn, person, agent, readable) if stored.snapshot is None else []
@@ -271,4 +273,5 @@ def card_from_json(raw: dict[str, Any]) -> Card:
 
 
 def budget_from_json(raw: dict[str, Any]) -> Budget:
+    """A stored budget, as it was written."""
     return Budget(raw["limit"], raw["used"], [Dropped(**d) for d in raw["dropped"]])

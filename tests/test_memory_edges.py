@@ -13,6 +13,7 @@ import pytest
 from db import records as records_db
 from db.pool import begin_workspace
 from resolvers import clock, ids
+from resolvers.souvenirs import PAGE_CONTENT_MAX_CHARS
 from resolvers.workspaces import create_object, grant_standard_roles
 from tests.factories import codes, gql, load_records, make_page
 
@@ -54,6 +55,7 @@ async def until_waiting(conn, count: int) -> None:
         if waiting >= count:
             return
         await asyncio.sleep(0.01)
+    raise AssertionError(f"{count} sessions never waited on the page's lock")
 
 
 async def test_a_rollback_queued_behind_a_redaction_reads_the_version_redacted(client, pool, ws):
@@ -111,7 +113,7 @@ async def test_the_4000_characters_hold_as_stored_not_as_one_reader_sees_them(
     seen = (await gql(client, ws.tokens["other"], PAGE, {"id": page})).json()["data"]
     shown = seen["memoryPage"]["content"]
     assert "record:" not in shown
-    room = 4000 - len(shown) - 1 - len("- ") - len(" [relation]")
+    room = PAGE_CONTENT_MAX_CHARS - len(shown) - 1 - len("- ") - len(" [relation]")
     addition = f"- {'y' * (room - len(' — Other, 2026-12-15 ✍'))} [relation]"
     answer = await gql(
         client, ws.tokens["other"], EDIT, {"id": page, "content": shown + "\n" + addition}

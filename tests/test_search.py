@@ -460,7 +460,8 @@ async def test_a_page_marked_trashed_is_left_out_even_with_its_lines(client, poo
 async def test_unreadable_matches_never_crowd_out_readable_ones(client, pool, ws):
     """2,020 matching souvenirs on Member's private deals (101 pages of 20), then one, weaker
     (the word once, not twice), on a workspace company's page: Other reads only the company's
-    page and must find it, counted once; Member reads all 102 pages and must count them all.
+    page and must find it, counted once; Member reads all 102 pages: its total counts the pages
+    of the best 2,000 matches and says it is capped.
     Whatever bounds the work of a search must not be applied before the permission filter
     (whatever order the candidates come in)."""
     deals = await load_records(

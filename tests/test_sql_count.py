@@ -132,7 +132,9 @@ def souvenirs(count: int, source: str) -> str:
 
 
 @pytest.mark.parametrize("count", [1, 20])
-async def test_a_page_is_read_in_one_statement_and_edited_in_five(counted, pool, ws, count):
+async def test_a_page_is_read_in_one_statement_and_edited_in_five_besides_the_token(
+    counted, pool, ws, count
+):
     client, statements = counted
     [acme, deal] = await load_records(
         pool,
@@ -182,8 +184,8 @@ query($input: TurnInput!) {
 
 
 async def busy_company(pool, ws, name: str) -> str:
-    """A company with 7 contacts pointing to it, a page of 20 souvenirs, and 20 souvenirs
-    about it on `member`'s profile (written below)."""
+    """A company with 7 contacts pointing to it and a page of 20 souvenirs (the test adds a
+    souvenir about it on `member`'s profile)."""
     lines = [{"object": "companies", "external_id": name, "label": name}]
     lines += [
         {

@@ -20,7 +20,7 @@ import pytest
 from db import identity
 from db.pool import begin_workspace
 from resolvers import ids, record_trash
-from resolvers.cards import CARD_BUDGET_CHARS
+from resolvers.cards import CARD_BUDGET_CHARS, MAX_MENTIONS
 from resolvers.principals import issue_token, principal_for_token
 from resolvers.workspaces import create_object, grant_standard_roles
 from tests.factories import Workspace, codes, gql, load_records, make_page, write_page
@@ -955,3 +955,19 @@ async def test_the_profiles_are_kept_for_the_conversation(pool, client, ws):
     response = await turn(client, ws.tokens["other"], "Hello", conversationId="c1")
     assert codes(response) == ["FORBIDDEN"]
     assert "tea" not in response.text
+
+
+async def test_a_turn_keeps_the_first_twenty_mentions_that_name_a_record(pool, client, ws):
+    """At most MAX_MENTIONS mentioned records a turn; malformed or foreign mentions before them
+    do not take their places."""
+    made = await load_records(
+        pool,
+        ws.tokens["admin"],
+        [{"object": "companies", "label": f"C{n}"} for n in range(MAX_MENTIONS + 3)],
+    )
+    noise = " ".join(f"@[x](record:not-an-id-{n})" for n in range(5))
+    message = noise + " " + " ".join(mention(gid, f"C{n}") for n, gid in enumerate(made))
+    found = await ask(client, ws.tokens["member"], message)
+    assert MAX_MENTIONS == 20
+    assert [c["label"] for c in found["cards"]] == [f"C{n}" for n in range(MAX_MENTIONS)]
+    assert found["budget"]["dropped"] == []

@@ -12,8 +12,8 @@ SELECT (SELECT jsonb_build_object('person_id', c.person_id, 'cards', c.cards,
 -- name: card_records
 -- The cards' data, in signal order: the records $1 (mentioned, then attached), then up to $5
 -- records the person's profile holds souvenirs about (newest first), each only if the person
--- ($3, whose role reads $2) may read it. Per record: the attributes of its first 8 principal
--- values that hold something, up to 5
+-- ($3, whose role reads $2) may read it. Per record: the attributes of its first $5 principal
+-- values that hold something, up to $6
 -- readable related records (what it points to, then what points to it, newest first), its last
 -- change, and, when the role reads memory, its page's souvenirs and the person's own souvenirs
 -- about it, as stored (lines_shown shows them to the reader).
@@ -54,7 +54,7 @@ SELECT c.ord, c.source, r.id, r.label, o.slug AS object, o.singular AS object_na
                             AND a.principal_rank IS NOT NULL AND a.type <> 'relation'
                             AND NULLIF(btrim(r."values" ->> a.slug), '') IS NOT NULL
                           ORDER BY a.principal_rank, a.slug
-                          LIMIT 8) a), '[]') AS principal,
+                          LIMIT $5) a), '[]') AS principal,
        COALESCE((SELECT jsonb_agg(rel.item ORDER BY rel.n)
                    FROM (SELECT u.item, u.n FROM (
                             (SELECT jsonb_build_object(
@@ -81,9 +81,9 @@ SELECT c.ord, c.source, r.id, r.label, o.slug AS object, o.singular AS object_na
                               WHERE l.workspace_id = r.workspace_id AND l.target_id = r.id
                                 AND record_readable(s, $2, $3)
                               ORDER BY s.updated_at DESC, s.id
-                              LIMIT 5)) u
+                              LIMIT $6)) u
                           ORDER BY u.n
-                          LIMIT 5) rel), '[]') AS related,
+                          LIMIT $6) rel), '[]') AS related,
        (SELECT jsonb_build_object('actor_name', ch.actor_name, 'at', ch.changed_at,
                                   'fields', ch.fields)
           FROM record_changes ch

@@ -22,9 +22,11 @@ class RecallInput:
     query: str | None = strawberry.field(
         default=None, description="What the agent is about to do; none: the skill catalog only."
     )
-    limit: int = strawberry.field(default=40, description="Items at most (40 at most).")
+    limit: int = strawberry.field(
+        default=search.RECALL_MAX_ITEMS, description="Items at most (40 at most)."
+    )
     max_chars: int = strawberry.field(
-        default=6000, description="Characters of text at most (6,000 at most)."
+        default=search.RECALL_MAX_CHARS, description="Characters of text at most (6,000 at most)."
     )
 
 
