@@ -41,7 +41,7 @@ from starlette.routing import Route
 from bench import client, records
 from bench.baseline import plain_app
 from bench.generate import with_database
-from bench.records import CpuMeter, Server, Totals, machine, wait_quiet
+from bench.records import CpuMeter, Server, machine, wait_quiet
 from db import identity
 from db import memory as memory_db
 from db.migrate import apply_migrations
@@ -330,33 +330,12 @@ async def measure(
     args: argparse.Namespace,
     meter: CpuMeter,
 ) -> dict[str, Any]:
-    """Load each server on one endpoint, in alternating slices after a warm-up."""
+    """Load each server on one endpoint (see records.load_slices)."""
     made = {name: requests.make(s, endpoint) for name, s in servers.items()}
-    for name, server in servers.items():
-        await client.load(server.port, made[name], concurrency, args.warmup)
-    totals = {name: Totals([]) for name in servers}
-    names = list(servers)
-    for index in range(args.slices):
-        for name in names if index % 2 == 0 else names[::-1]:
-            server = servers[name]
-            assert server.process.pid is not None
-            cpu, pg = meter.of(server.process.pid), meter.postgres()
-            run = await client.load(
-                server.port, made[name], concurrency, args.seconds / args.slices
-            )
-            total = totals[name]
-            total.server_cpu += meter.of(server.process.pid) - cpu
-            total.postgres_cpu += meter.postgres() - pg
-            total.latencies_ns += run.latencies_ns
-            total.seconds += run.seconds
-            total.errors += run.errors
-            total.client_cpu += run.client_cpu_seconds
-            total.slice_rps.append(round(len(run.latencies_ns) / run.seconds, 1))
-    result: dict[str, Any] = {"endpoint": endpoint, "concurrency": concurrency}
-    for name, total in totals.items():
-        result[name] = total.summary()
-    result["ratio"] = round(result["graphql"]["rps"] / result["baseline"]["rps"], 3)
-    return result
+    result = await records.load_slices(
+        servers, made, concurrency, args.seconds, args.slices, args.warmup, meter
+    )
+    return {"endpoint": endpoint, **result}
 
 
 async def load_all(

@@ -301,8 +301,22 @@ async def measure(
     warmup: float,
     meter: CpuMeter,
 ) -> dict[str, Any]:
-    """Load each server for ``seconds`` in ``slices`` alternating slices, after a warm-up."""
+    """Load each server with a page of contacts (see load_slices)."""
     requests = {name: s.request(token, PAGE_SIZE) for name, s in servers.items()}
+    return await load_slices(servers, requests, concurrency, seconds, slices, warmup, meter)
+
+
+async def load_slices(
+    servers: dict[str, Server],
+    requests: dict[str, bytes | Callable[[], bytes]],
+    concurrency: int,
+    seconds: float,
+    slices: int,
+    warmup: float,
+    meter: CpuMeter,
+) -> dict[str, Any]:
+    """Load each server with its request for ``seconds`` in ``slices`` alternating slices,
+    after a warm-up; each server's figures and the GraphQL/baseline ratio."""
     for name, server in servers.items():
         await client.load(server.port, requests[name], concurrency, warmup)
     totals = {name: Totals([]) for name in servers}

@@ -46,7 +46,7 @@ from starlette.routing import Route
 from bench import client, records
 from bench.baseline import plain_app
 from bench.generate import with_database
-from bench.records import CpuMeter, Server, Totals, machine, wait_quiet
+from bench.records import CpuMeter, Server, machine, wait_quiet
 from db import identity
 from db.migrate import apply_migrations
 from db.pool import api_dsn, connect, create_pool
@@ -746,35 +746,14 @@ async def measure(
     warmup: float,
     meter: CpuMeter,
 ) -> dict[str, Any]:
-    """Load each server for ``seconds`` in ``slices`` alternating slices, after a warm-up."""
-    requests = {name: request_bytes(s, endpoint, token) for name, s in servers.items()}
-    for name, server in servers.items():
-        await client.load(server.port, requests[name], concurrency, warmup)
-    totals = {name: Totals([]) for name in servers}
-    names = list(servers)
-    for index in range(slices):
-        for name in names if index % 2 == 0 else names[::-1]:
-            server = servers[name]
-            assert server.process.pid is not None
-            cpu, pg, busy = meter.of(server.process.pid), meter.postgres(), meter.busy()
-            run = await client.load(server.port, requests[name], concurrency, seconds / slices)
-            total = totals[name]
-            cpu, pg = meter.of(server.process.pid) - cpu, meter.postgres() - pg
-            total.server_cpu += cpu
-            total.postgres_cpu += pg
-            total.other_cpu += max(0.0, meter.busy() - busy - cpu - pg - run.client_cpu_seconds)
-            total.latencies_ns += run.latencies_ns
-            total.seconds += run.seconds
-            total.errors += run.errors
-            total.client_cpu += run.client_cpu_seconds
-            total.slice_rps.append(round(len(run.latencies_ns) / run.seconds, 1))
-    result: dict[str, Any] = {"endpoint": endpoint, "concurrency": concurrency}
-    for name, total in totals.items():
-        result[name] = total.summary()
-        if meter.postmaster is None:
-            result[name]["postgres_cpu_ms_per_request"] = None
-    result["ratio"] = round(result["graphql"]["rps"] / result["baseline"]["rps"], 3)
-    return result
+    """Load each server on one endpoint (see records.load_slices)."""
+    requests: dict[str, bytes | Callable[[], bytes]] = {
+        name: request_bytes(s, endpoint, token) for name, s in servers.items()
+    }
+    result = await records.load_slices(
+        servers, requests, concurrency, seconds, slices, warmup, meter
+    )
+    return {"endpoint": endpoint, **result}
 
 
 # --- report ---------------------------------------------------------------------------------
