@@ -25,7 +25,7 @@ from starlette.routing import Route
 
 from db.sql import queries
 from gateway.settings import Settings
-from resolvers.ids import encode, encode_cursor
+from resolvers.common.ids import encode, encode_cursor
 
 BEGIN_REQUEST = "SELECT * FROM app_begin_request($1)"
 RECORDS_PAGE = queries("records")["records_page"]

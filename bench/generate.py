@@ -30,11 +30,11 @@ from db import identity
 from db.embedded import start_embedded
 from db.migrate import apply_migrations, migrations
 from db.pool import begin_workspace
-from resolvers import ids
-from resolvers.demo import CRM_OBJECTS
-from resolvers.principals import issue_token
-from resolvers.souvenirs import Reference, Souvenir, render
-from resolvers.workspaces import create_object, create_workspace, grant_standard_roles
+from gateway.demo import CRM_OBJECTS
+from resolvers.common import ids
+from resolvers.common.principals import issue_token
+from resolvers.memory.grammar import Reference, Souvenir, render
+from resolvers.records.workspaces import create_object, create_workspace, grant_standard_roles
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 SERVER_DIR = CHECKOUT / ".data" / "bench-postgres"

@@ -48,12 +48,13 @@ from db.migrate import apply_migrations
 from db.pool import api_dsn, connect, create_pool
 from db.sql import queries
 from gateway.app import create_app
+from gateway.demo import CRM_OBJECTS
 from gateway.settings import Settings
-from resolvers import ids, memory
-from resolvers.demo import CRM_OBJECTS
-from resolvers.principals import Principal, issue_token, principal_for_token
-from resolvers.record_writes import write_records
-from resolvers.workspaces import create_object, create_workspace, grant_standard_roles
+from resolvers.common import ids
+from resolvers.common.principals import Principal, issue_token, principal_for_token
+from resolvers.memory import pages
+from resolvers.records.workspaces import create_object, create_workspace, grant_standard_roles
+from resolvers.records.write import write_records
 
 DATABASE = "skillmem_bench_memory"
 COMPANIES = 1_000
@@ -121,11 +122,11 @@ async def fresh_database(server: str) -> tuple[str, dict[str, Any]]:
                 as_owner,
                 [{"object": "companies", "label": f"Company {i}"} for i in range(COMPANIES)],
             )
-            pages = []
+            page_ids = []
             for i, result in enumerate(written):
                 local = ids.decode(result.id, "Record", made.workspace_id)
-                pages.append(
-                    await memory.create_page(
+                page_ids.append(
+                    await pages.create_page(
                         conn,
                         made.workspace_id,
                         "record",
@@ -137,7 +138,7 @@ async def fresh_database(server: str) -> tuple[str, dict[str, Any]]:
         await conn.execute("ANALYZE")
     finally:
         await conn.close()
-    target = pages[COMPANIES // 2]
+    target = page_ids[COMPANIES // 2]
     return dsn, {
         "token": token,
         "page": ids.encode("MemoryPage", made.workspace_id, target),
@@ -176,9 +177,9 @@ async def baseline_read(request: Request) -> Response:
         row = await memory_db.page_shown(
             conn, page_id, principal.readable_objects, principal.person_id
         )
-        if row is None or not memory.may_read(principal, row):
+        if row is None or not pages.may_read(principal, row):
             return _reply(404, {"error": "No memory page with this id."})
-    page = memory.view(principal, row)
+    page = pages.view(principal, row)
     shown = {
         "content": page.content,
         "contentSha256": page.content_sha256,
@@ -195,7 +196,7 @@ async def baseline_edit(request: Request) -> Response:
         if principal is None:
             return _reply(401, {"error": "The token is not valid."})
         page_id = ids.decode(body["id"], "MemoryPage", principal.workspace_id)
-        page = await memory.edit_page(conn, principal, page_id, body["content"])
+        page = await pages.edit_page(conn, principal, page_id, body["content"])
     return _reply(200, {"data": {"editMemoryPage": {"version": page.row.version}}})
 
 

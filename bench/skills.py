@@ -53,12 +53,12 @@ from db.pool import api_dsn, connect, create_pool
 from db.sql import queries
 from gateway.app import create_app
 from gateway.settings import Settings
-from resolvers.archives import ArchiveFile, ArchiveFolder, read_archive, write_zip
-from resolvers.principals import issue_token
-from resolvers.skill_form import is_dormant
-from resolvers.skill_rules import SkillDraft, check_folder, is_script, render_skill_md
-from resolvers.skills import SKILL_DIRECTORIES
-from resolvers.workspaces import create_workspace
+from resolvers.common.principals import issue_token
+from resolvers.records.workspaces import create_workspace
+from resolvers.skills.archive.read import ArchiveFile, ArchiveFolder, read_archive, write_zip
+from resolvers.skills.folder import SkillDraft, check_folder, is_script, render_skill_md
+from resolvers.skills.form import is_dormant
+from resolvers.skills.service import SKILL_DIRECTORIES
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 RESULTS = CHECKOUT / "bench" / "results"

@@ -45,8 +45,10 @@ from db.pool import api_dsn, begin_workspace, create_pool
 from db.sql import queries
 from gateway.app import create_app
 from gateway.settings import Settings
-from resolvers import cards, ids, search, turns
-from resolvers.principals import Principal
+from resolvers.common import ids
+from resolvers.common.principals import Principal
+from resolvers.search import search
+from resolvers.turns import cards, turns
 
 SERVERS = {"graphql": "gateway.app:create_app", "baseline": "bench.turns:create_baseline"}
 TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")

@@ -18,10 +18,10 @@ from starlette.staticfiles import StaticFiles
 from db.embedded import start_embedded
 from db.migrate import apply_migrations
 from db.pool import api_dsn, connect, create_pool
-from gateway import memory_routes, routes, skill_routes
-from gateway.auth import PrincipalMiddleware
-from gateway.graphiql import GRAPHIQL_HTML
-from gateway.graphql_http import GraphQLEndpoint
+from gateway.http import memory, routes, skills
+from gateway.http.auth import PrincipalMiddleware
+from gateway.http.graphiql import GRAPHIQL_HTML
+from gateway.http.graphql import GraphQLEndpoint
 from gateway.settings import Settings
 from schema.schema import schema
 
@@ -97,15 +97,15 @@ def create_app(
             Route("/v1/records", routes.post_records, methods=["POST"]),
             Route(
                 "/v1/records/{object}/{id}/memory",
-                memory_routes.delete_record_souvenir,
+                memory.delete_record_souvenir,
                 methods=["PATCH"],
             ),
-            Route("/users/me/preferences/{key}", memory_routes.put_preference, methods=["PUT"]),
-            Route("/tenant/settings", memory_routes.get_settings, methods=["GET"]),
-            Route("/v1/search", memory_routes.get_search, methods=["GET"]),
-            Route("/tenant/settings", memory_routes.patch_settings, methods=["PATCH"]),
-            Route("/skills/import", skill_routes.import_skills, methods=["POST"]),
-            Route("/skills/export", skill_routes.export_skills, methods=["POST"]),
+            Route("/users/me/preferences/{key}", memory.put_preference, methods=["PUT"]),
+            Route("/tenant/settings", memory.get_settings, methods=["GET"]),
+            Route("/v1/search", memory.get_search, methods=["GET"]),
+            Route("/tenant/settings", memory.patch_settings, methods=["PATCH"]),
+            Route("/skills/import", skills.import_skills, methods=["POST"]),
+            Route("/skills/export", skills.export_skills, methods=["POST"]),
             Route("/healthz", routes.healthz, methods=["GET"]),
             Route("/readyz", routes.readyz, methods=["GET"]),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),

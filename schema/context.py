@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 import asyncpg
 
-from db.loaders import Loaders, make_loaders
-from resolvers.principals import Principal
+from resolvers.common.principals import Principal
+from schema.loaders import Loaders, make_loaders
 
 
 @dataclass(slots=True)

@@ -8,7 +8,7 @@ from typing import Any
 import asyncpg
 from graphql import GraphQLError
 
-from resolvers.errors import Code, DomainError
+from resolvers.common.errors import Code, DomainError
 
 log = logging.getLogger("skillmem.errors")
 

@@ -11,11 +11,12 @@ import httpx
 
 from db import identity, records
 from db.pool import begin_workspace
-from resolvers import ids, memory
-from resolvers.demo import CRM_OBJECTS
-from resolvers.principals import issue_token, principal_for_token
-from resolvers.record_writes import write_records
-from resolvers.workspaces import create_object, create_workspace, grant_standard_roles
+from gateway.demo import CRM_OBJECTS
+from resolvers.common import ids
+from resolvers.common.principals import issue_token, principal_for_token
+from resolvers.memory import pages
+from resolvers.records.workspaces import create_object, create_workspace, grant_standard_roles
+from resolvers.records.write import write_records
 
 
 @dataclass
@@ -130,7 +131,7 @@ async def make_page(
     """A memory page written by the workspace (as the Dreamer will); its global id."""
     async with pool.acquire() as conn, conn.transaction():
         await begin_workspace(conn, ws.id)
-        page_id = await memory.create_page(
+        page_id = await pages.create_page(
             conn, ws.id, about_kind, about_id, name=name, description=description, content=content
         )
     return ws.gid(page_id, "MemoryPage")
@@ -141,4 +142,4 @@ async def write_page(pool: asyncpg.Pool, ws: Workspace, page_gid: str, content: 
     async with pool.acquire() as conn, conn.transaction():
         await begin_workspace(conn, ws.id)
         page_id = ids.decode(page_gid, "MemoryPage", ws.id)
-        await memory.write_page(conn, ws.id, page_id, content)
+        await pages.write_page(conn, ws.id, page_id, content)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import strawberry
 from strawberry.types import Info
 
-from resolvers import turns
+from resolvers.turns import turns
 from schema.cards.types import TurnContext
 from schema.context import Context
 

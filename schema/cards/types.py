@@ -6,8 +6,8 @@ from enum import Enum
 
 import strawberry
 
-from resolvers import cards as domain
-from resolvers.turns import TurnContext as DomainTurnContext
+from resolvers.turns import cards as domain
+from resolvers.turns.turns import TurnContext as DomainTurnContext
 
 
 @strawberry.enum

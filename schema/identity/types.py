@@ -8,7 +8,7 @@ from enum import Enum
 import strawberry
 
 from db.identity import MemberRow, PrincipalRow, WorkspaceRow
-from resolvers import ids
+from resolvers.common import ids
 
 
 @strawberry.enum

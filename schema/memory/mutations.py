@@ -7,7 +7,8 @@ from enum import Enum
 import strawberry
 from strawberry.types import Info
 
-from resolvers import ids, memory, memory_settings, proposals
+from resolvers.common import ids
+from resolvers.memory import pages, proposals, settings
 from schema.context import Context
 from schema.memory.queries import decode_page_id
 from schema.memory.types import (
@@ -37,7 +38,7 @@ class TenantSettingsInput:
     )
 
 
-def _page(info: Info[Context, None], found: memory.Page) -> MemoryPage:
+def _page(info: Info[Context, None], found: pages.Page) -> MemoryPage:
     return MemoryPage.of(found, info.context.principal.workspace_id)
 
 
@@ -57,7 +58,7 @@ class MemoryMutation:
     ) -> MemoryPage:
         ctx = info.context
         local = decode_page_id(info, page_id)
-        found = await memory.edit_page(ctx.conn, ctx.principal, local, content, base_sha256)
+        found = await pages.edit_page(ctx.conn, ctx.principal, local, content, base_sha256)
         return _page(info, found)
 
     @strawberry.mutation(description="A person deletes one souvenir by its page and key.")
@@ -66,7 +67,7 @@ class MemoryMutation:
     ) -> MemoryPage:
         ctx = info.context
         local = decode_page_id(info, page_id)
-        return _page(info, await memory.delete_souvenir(ctx.conn, ctx.principal, local, key))
+        return _page(info, await pages.delete_souvenir(ctx.conn, ctx.principal, local, key))
 
     @strawberry.mutation(description="Take a trashed page out of the trash.")
     async def restore_memory_page(
@@ -74,7 +75,7 @@ class MemoryMutation:
     ) -> MemoryPage:
         ctx = info.context
         local = decode_page_id(info, page_id)
-        return _page(info, await memory.restore_page(ctx.conn, ctx.principal, local))
+        return _page(info, await pages.restore_page(ctx.conn, ctx.principal, local))
 
     @strawberry.mutation(description="Write a version's content back, as a new version.")
     async def rollback_memory_page(
@@ -82,7 +83,7 @@ class MemoryMutation:
     ) -> MemoryPage:
         ctx = info.context
         local = ids.decode(version_id, "MemoryVersion", ctx.principal.workspace_id, "versionId")
-        return _page(info, await memory.rollback(ctx.conn, ctx.principal, local))
+        return _page(info, await pages.rollback(ctx.conn, ctx.principal, local))
 
     @strawberry.mutation(
         description="Scrub a version's content, keeping who made it, when and from where."
@@ -93,7 +94,7 @@ class MemoryMutation:
         ctx = info.context
         workspace = ctx.principal.workspace_id
         local = ids.decode(version_id, "MemoryVersion", workspace, "versionId")
-        return MemoryVersion.of(await memory.redact(ctx.conn, ctx.principal, local), workspace)
+        return MemoryVersion.of(await pages.redact(ctx.conn, ctx.principal, local), workspace)
 
     @strawberry.mutation(
         description="Propose a learning for the Dreamer, with the record it is about; at most"
@@ -111,7 +112,7 @@ class MemoryMutation:
         self, info: Info[Context, None], key: MemoryPreferenceKey, value: bool
     ) -> MemoryPreferences:
         ctx = info.context
-        found = await memory_settings.set_preference(ctx.conn, ctx.principal, key.value, value)
+        found = await settings.set_preference(ctx.conn, ctx.principal, key.value, value)
         return MemoryPreferences.of(found)
 
     @strawberry.mutation(
@@ -129,5 +130,5 @@ class MemoryMutation:
             )
             if value is not strawberry.UNSET
         }
-        found = await memory_settings.update_allowances(ctx.conn, ctx.principal, changes)
+        found = await settings.update_allowances(ctx.conn, ctx.principal, changes)
         return TenantSettings.of(found)

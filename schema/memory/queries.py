@@ -7,9 +7,10 @@ from uuid import UUID
 import strawberry
 from strawberry.types import Info
 
-from resolvers import ids, memory, memory_settings, proposals
-from resolvers.errors import Problem, invalid
-from resolvers.records import check_page_size
+from resolvers.common import ids
+from resolvers.common.errors import Problem, invalid
+from resolvers.memory import pages, proposals, settings
+from resolvers.records.read import check_page_size
 from schema.context import Context
 from schema.memory.types import (
     MemoryPage,
@@ -37,7 +38,7 @@ class MemoryQuery:
     @strawberry.field(description="A memory page by id; NOT_FOUND when absent or not readable.")
     async def memory_page(self, info: Info[Context, None], id: strawberry.ID) -> MemoryPage:
         ctx = info.context
-        found = await memory.page(ctx.conn, ctx.principal, decode_page_id(info, id, "id"))
+        found = await pages.page(ctx.conn, ctx.principal, decode_page_id(info, id, "id"))
         return MemoryPage.of(found, ctx.principal.workspace_id)
 
     @strawberry.field(description="The live page of a record, if there is one the caller reads.")
@@ -47,7 +48,7 @@ class MemoryQuery:
         ctx = info.context
         workspace = ctx.principal.workspace_id
         record = ids.decode(record_id, "Record", workspace, "recordId")
-        found = await memory.page_about(ctx.conn, ctx.principal, "record", record)
+        found = await pages.page_about(ctx.conn, ctx.principal, "record", record)
         return MemoryPage.of(found, workspace) if found else None
 
     @strawberry.field(
@@ -71,7 +72,7 @@ class MemoryQuery:
             raise invalid([Problem("name whose profile to read", "id")])
         else:
             about = ids.decode(id, PROFILE_TYPES[kind], workspace, "id")
-        found = await memory.page_about(ctx.conn, ctx.principal, kind.value, about)
+        found = await pages.page_about(ctx.conn, ctx.principal, kind.value, about)
         return MemoryPage.of(found, workspace) if found else None
 
     @strawberry.field(
@@ -79,7 +80,7 @@ class MemoryQuery:
     )
     async def my_memories(self, info: Info[Context, None]) -> MemoryPage | None:
         ctx = info.context
-        found = await memory.my_memories(ctx.conn, ctx.principal)
+        found = await pages.my_memories(ctx.conn, ctx.principal)
         return MemoryPage.of(found, ctx.principal.workspace_id) if found else None
 
     @strawberry.field(description="A page's versions, newest first.")
@@ -92,7 +93,7 @@ class MemoryQuery:
     ) -> list[MemoryVersion]:
         ctx = info.context
         size = check_page_size(first)
-        rows = await memory.versions(
+        rows = await pages.versions(
             ctx.conn, ctx.principal, decode_page_id(info, page_id), size, before
         )
         return [MemoryVersion.of(row, ctx.principal.workspace_id) for row in rows]
@@ -102,7 +103,7 @@ class MemoryQuery:
         ctx = info.context
         workspace = ctx.principal.workspace_id
         version_id = ids.decode(id, "MemoryVersion", workspace, "id")
-        row = await memory.version(ctx.conn, ctx.principal, version_id)
+        row = await pages.version(ctx.conn, ctx.principal, version_id)
         return MemoryVersion.of(row, workspace)
 
     @strawberry.field(description="The caller's proposals, newest first, with their status.")
@@ -116,11 +117,11 @@ class MemoryQuery:
     @strawberry.field(description="The memory preferences of the person the request acts for.")
     async def memory_preferences(self, info: Info[Context, None]) -> MemoryPreferences:
         ctx = info.context
-        return MemoryPreferences.of(await memory_settings.preferences(ctx.conn, ctx.principal))
+        return MemoryPreferences.of(await settings.preferences(ctx.conn, ctx.principal))
 
     @strawberry.field(description="The workspace's settings (memory allowances).")
     async def tenant_settings(self, info: Info[Context, None]) -> TenantSettings:
-        return TenantSettings.of(await memory_settings.allowances(info.context.conn))
+        return TenantSettings.of(await settings.allowances(info.context.conn))
 
     @strawberry.field(
         description="The workspace profile's ## Mission mémoire section, if the caller reads"
@@ -128,5 +129,5 @@ class MemoryQuery:
     )
     async def memory_mission(self, info: Info[Context, None]) -> str | None:
         ctx = info.context
-        found = await memory.page_about(ctx.conn, ctx.principal, "workspace", None)
+        found = await pages.page_about(ctx.conn, ctx.principal, "workspace", None)
         return found.mission if found else None

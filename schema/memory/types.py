@@ -9,9 +9,9 @@ from uuid import UUID
 import strawberry
 
 from db.memory import ProposalRow, VersionRow
-from resolvers import ids
-from resolvers.memory import Page, ShownSouvenir, content_of, sha256
-from resolvers.memory_settings import Allowances, Preference
+from resolvers.common import ids
+from resolvers.memory.pages import Page, ShownSouvenir, content_of, sha256
+from resolvers.memory.settings import Allowances, Preference
 
 
 @strawberry.enum

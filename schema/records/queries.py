@@ -5,8 +5,9 @@ from __future__ import annotations
 import strawberry
 from strawberry.types import Info
 
-from resolvers import ids, objects, records
-from resolvers.errors import Problem, invalid
+from resolvers.common import ids
+from resolvers.common.errors import Problem, invalid
+from resolvers.records import objects, read
 from schema.context import Context
 from schema.records.types import (
     Record,
@@ -29,7 +30,7 @@ class RecordsQuery:
     async def record(self, info: Info[Context, None], id: strawberry.ID) -> Record | None:
         principal = info.context.principal
         local = ids.decode(id, "Record", principal.workspace_id)
-        return record(await records.record(info.context.conn, principal, local), info)
+        return record(await read.record(info.context.conn, principal, local), info)
 
     @strawberry.field(description="Records of one object the caller may read, oldest first.")
     async def records(
@@ -41,7 +42,7 @@ class RecordsQuery:
         filter: RecordFilter | None = None,
     ) -> RecordConnection:
         principal = info.context.principal
-        where = records.RecordFilter()
+        where = read.RecordFilter()
         if filter is not None:
             related = None
             if filter.related_to is not None:
@@ -54,8 +55,8 @@ class RecordsQuery:
                 if len(set(names)) != len(names):
                     raise invalid([Problem("an attribute is listed twice", field="filter.values")])
                 values = {v.attribute: v.equals for v in filter.values}
-            where = records.RecordFilter(filter.label_contains, values, related)
-        page = await records.record_page(
+            where = read.RecordFilter(filter.label_contains, values, related)
+        page = await read.record_page(
             info.context.conn, principal, object, first=first, after=after, where=where
         )
         return connection(page.records, page.has_next_page, after is not None, info)

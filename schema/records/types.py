@@ -12,8 +12,9 @@ from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from db.records import ChangeRow, RecordRow
-from resolvers import ids, records
-from resolvers.objects import ObjectView
+from resolvers.common import ids
+from resolvers.records import read
+from resolvers.records.objects import ObjectView
 from schema.context import Context
 from schema.identity.types import Member
 
@@ -212,7 +213,7 @@ class Record:
 
     @strawberry.field(description="The change log, newest first.")
     async def changes(self, info: Info[Context, None], first: int = 10) -> list[RecordChange]:
-        size = records.check_changes_size(first)
+        size = read.check_changes_size(first)
         rows = await info.context.loaders.changes_by_records.load((self.row.id, size))
         return [RecordChange(row=row) for row in rows]
 

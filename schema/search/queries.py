@@ -5,7 +5,7 @@ from __future__ import annotations
 import strawberry
 from strawberry.types import Info
 
-from resolvers import search
+from resolvers.search import search
 from schema.context import Context
 from schema.search.types import (
     Recall,

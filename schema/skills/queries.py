@@ -6,8 +6,9 @@ import strawberry
 from strawberry.types import Info
 
 from db.skills import SkillRow
-from resolvers import ids, skills
-from resolvers.records import check_page_size
+from resolvers.common import ids
+from resolvers.records.read import check_page_size
+from resolvers.skills import service
 from schema.context import Context
 from schema.records.types import PageInfo
 from schema.skills.types import (
@@ -46,7 +47,7 @@ class SkillsQuery:
         size = check_page_size(first)
         after_name = ids.decode_text_cursor(after) if after else None
         where = filter or SkillFilter()
-        rows, more = await skills.skills_page(
+        rows, more = await service.skills_page(
             info.context.conn,
             info.context.principal,
             first=size,
@@ -71,7 +72,7 @@ class SkillsQuery:
     async def skill(
         self, info: Info[Context, None], name: str, version: int | None = None
     ) -> Skill | None:
-        row = await skills.skill(info.context.conn, info.context.principal, name, version)
+        row = await service.skill(info.context.conn, info.context.principal, name, version)
         return skill_node(row, info)
 
     @strawberry.field(description="Reading skill:<name>: its body, folder and file list.")
@@ -82,7 +83,7 @@ class SkillsQuery:
         version: int | None = None,
         target: SkillTarget = SkillTarget.SANDBOX,
     ) -> SkillActivation | None:
-        value = await skills.activation(
+        value = await service.activation(
             info.context.conn, info.context.principal, name, version, target.value
         )
         return SkillActivation(value=value)
@@ -91,17 +92,17 @@ class SkillsQuery:
     async def skill_file(
         self, info: Info[Context, None], name: str, path: str, version: int | None = None
     ) -> SkillFileContent | None:
-        row, content = await skills.skill_file(
+        row, content = await service.skill_file(
             info.context.conn, info.context.principal, name, path, version
         )
         return SkillFileContent(row=row, content=content)
 
     @strawberry.field(description="The skills a model's prompt lists (dormant ones bare).")
     async def skill_catalog(self, info: Info[Context, None]) -> list[SkillCatalogEntry]:
-        entries = await skills.catalog(info.context.conn, info.context.principal)
+        entries = await service.catalog(info.context.conn, info.context.principal)
         return [SkillCatalogEntry(value=e) for e in entries]
 
     @strawberry.field(description="The L1 form checks of a skill, each passed or failed with why.")
     async def skill_form_check(self, info: Info[Context, None], name: str) -> list[SkillFormCheck]:
-        checks = await skills.skill_form_check(info.context.conn, info.context.principal, name)
+        checks = await service.skill_form_check(info.context.conn, info.context.principal, name)
         return [SkillFormCheck(value=c) for c in checks]

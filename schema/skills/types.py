@@ -12,9 +12,10 @@ from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from db.skills import FileRow, SkillRow, VersionRow
-from resolvers import clock, ids, skills
-from resolvers.skill_form import FormCheck, is_dormant
-from resolvers.skills import Activation, CatalogEntry, script_flag
+from resolvers.common import clock, ids
+from resolvers.skills import service
+from resolvers.skills.form import FormCheck, is_dormant
+from resolvers.skills.service import Activation, CatalogEntry, script_flag
 from schema.context import Context
 from schema.records.types import PageInfo, Visibility
 
@@ -228,20 +229,20 @@ class Skill:
 
     @strawberry.field(description="The files of the version read, never their content.")
     async def files(self, info: Info[Context, None]) -> list[SkillFile]:
-        return [SkillFile(row=f) for f in await skills.files(info.context.conn, self.row)]
+        return [SkillFile(row=f) for f in await service.files(info.context.conn, self.row)]
 
     @strawberry.field(description="Every version, newest first.")
     async def versions(self, info: Info[Context, None]) -> list[SkillVersion]:
-        return [SkillVersion(row=v) for v in await skills.versions(info.context.conn, self.row)]
+        return [SkillVersion(row=v) for v in await service.versions(info.context.conn, self.row)]
 
     @strawberry.field(description="The names of its sub-skills.")
     async def sub_skills(self, info: Info[Context, None]) -> list[str]:
         context = info.context
-        return await skills.sub_skills(context.conn, context.principal, self.row)
+        return await service.sub_skills(context.conn, context.principal, self.row)
 
     @strawberry.field(description="Lessons waiting to be folded into the body by polish.")
     async def lessons(self, info: Info[Context, None]) -> list[SkillLesson]:
-        waiting = await skills.lessons(info.context.conn, self.row)
+        waiting = await service.lessons(info.context.conn, self.row)
         return [SkillLesson(day=x.day, text=x.text) for x in waiting]
 
 

@@ -1,0 +1,1 @@
+"""The `skillmem` command line."""

@@ -1,0 +1,131 @@
+"""`skillmem skills pull DIR` and `push DIR`: skills as folders on disk, over the HTTP API."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from resolvers.skills.archive.read import (
+    MAX_ARCHIVE_BYTES,
+    ArchiveFile,
+    ArchiveFolder,
+    read_archive,
+    write_zip,
+)
+from resolvers.skills.folder import name_problems
+
+SKILL_FILES = ("SKILL.md", "skill.md")
+
+
+def read_folders(root: Path) -> tuple[list[ArchiveFolder], list[str]]:
+    """Every skill folder under ``root`` (a folder holding SKILL.md), and what was skipped."""
+    folders: list[ArchiveFolder] = []
+    skipped: list[str] = []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.is_symlink()):
+        if not any((folder / name).is_file() for name in SKILL_FILES):
+            continue
+        files: dict[str, ArchiveFile] = {}
+        for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
+            dirnames.sort()
+            for filename in sorted(filenames):
+                path = Path(dirpath) / filename
+                relative = path.relative_to(folder).as_posix()
+                info = path.lstat()
+                if not stat.S_ISREG(info.st_mode):
+                    skipped.append(f"{folder.name}/{relative}")
+                    continue
+                mode = 0o755 if info.st_mode & 0o111 else 0o644
+                files[relative] = ArchiveFile(relative, path.read_bytes(), mode)
+        folders.append(ArchiveFolder(folder.name, files))
+    return folders, skipped
+
+
+def unsafe_folders(root: Path, folders: list[ArchiveFolder]) -> list[str]:
+    """Why some folders of an answer will not be written (a hostile or broken server): a name
+    that is not a skill name, no SKILL.md, or a folder of DIR that is no skill."""
+    refused = []
+    for folder in folders:
+        target = root / folder.name
+        if name_problems(folder.name):
+            refused.append(f"{folder.name!r} is not a skill name")
+        elif not any(name in folder.files for name in SKILL_FILES):
+            refused.append(f"{folder.name} holds no SKILL.md")
+        elif target.is_symlink() or (
+            target.exists()
+            and not (target.is_dir() and any((target / n).is_file() for n in SKILL_FILES))
+        ):
+            refused.append(f"{target} exists and is not a skill folder: left alone")
+    return refused
+
+
+def write_folders(root: Path, folders: list[ArchiveFolder]) -> None:
+    """Write each skill as ``root/<name>/``, replacing what that skill folder held (checked
+    first with ``unsafe_folders``)."""
+    root.mkdir(parents=True, exist_ok=True)
+    for folder in folders:
+        target = root / folder.name
+        if target.is_symlink() or target.is_file():
+            target.unlink()
+        elif target.exists():
+            shutil.rmtree(target)
+        for file in folder.files.values():
+            path = target / file.path
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(file.content)
+            path.chmod(file.mode)
+
+
+def _post(url: str, token: str, body: bytes, content_type: str) -> tuple[int, bytes]:
+    request = urllib.request.Request(
+        url,
+        data=body,
+        method="POST",
+        headers={"Authorization": f"Bearer {token}", "Content-Type": content_type},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=120) as response:  # noqa: S310
+            return response.status, _bounded(response)
+    except urllib.error.HTTPError as error:
+        return error.code, _bounded(error)
+
+
+def _bounded(response: Any) -> bytes:
+    data: bytes = response.read(MAX_ARCHIVE_BYTES + 1)
+    if len(data) > MAX_ARCHIVE_BYTES:
+        raise ValueError(f"the answer is larger than {MAX_ARCHIVE_BYTES} bytes")
+    return data
+
+
+def push(root: Path, base_url: str, token: str) -> tuple[int, dict[str, object], list[str]]:
+    """Import every skill folder under ``root``; return the status, the answer, what was
+    skipped (links and special files, which an import refuses)."""
+    folders, skipped = read_folders(root)
+    status, body = _post(
+        f"{base_url.rstrip('/')}/skills/import", token, write_zip(folders), "application/zip"
+    )
+    return status, json.loads(body or b"{}"), skipped
+
+
+def pull(
+    root: Path, base_url: str, token: str, names: list[str] | None
+) -> tuple[int, list[str] | dict[str, object]]:
+    """Write the caller's skills (or the named ones) under ``root``; return the status and the
+    names written, or the error answered."""
+    body = json.dumps({"names": names} if names else {}).encode()
+    status, data = _post(f"{base_url.rstrip('/')}/skills/export", token, body, "application/json")
+    if status != 200:
+        return status, json.loads(data or b"{}")
+    folders = read_archive(data)
+    if names:
+        folders = [f for f in folders if f.name in names]
+    refused = unsafe_folders(root, folders)
+    if refused:
+        return 0, {"error": {"message": "Nothing was written.", "problems": refused}}
+    write_folders(root, folders)
+    return status, [folder.name for folder in folders]

@@ -1,0 +1,1 @@
+"""The HTTP surface: GraphQL over HTTP, the plain routes, the auth middleware."""

@@ -1,0 +1,83 @@
+"""POST /skills/import and POST /skills/export: skills in and out as archives of folders."""
+
+from __future__ import annotations
+
+import asyncio
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import Response
+
+from gateway.http.auth import plain_error
+from gateway.http.routes import domain_error_response, json_response, read_capped, too_large
+from resolvers.common.errors import Code, DomainError
+from resolvers.skills.archive.read import MAX_ARCHIVE_BYTES, read_archive, write_tar_gz, write_zip
+from resolvers.skills.transfer import export_folders, import_folders
+
+EXPORT_FORMATS = {
+    "zip": ("application/zip", "skills.zip", write_zip),
+    "tar.gz": ("application/gzip", "skills.tar.gz", write_tar_gz),
+}
+
+
+async def import_skills(request: Request) -> Response:
+    """Import every skill folder of a zip, tar or tar.gz body, or none."""
+    data = await read_capped(request, MAX_ARCHIVE_BYTES)
+    if data is None:
+        return too_large(MAX_ARCHIVE_BYTES)
+    try:
+        # Unpacking and checking are CPU work on hostile input: off the event loop.
+        folders = await asyncio.to_thread(
+            read_archive,
+            data,
+            filename=request.query_params.get("filename"),
+            content_type=request.headers.get("content-type"),
+        )
+        results = await import_folders(
+            request.scope["db"],
+            request.scope["principal"],
+            folders,
+            visibility=request.query_params.get("visibility", "workspace"),
+        )
+    except DomainError as error:
+        return domain_error_response(error)
+    return json_response(
+        {
+            "skills": [
+                {"name": r.name, "operation": r.operation, "version": r.version} for r in results
+            ]
+        }
+    )
+
+
+async def export_skills(request: Request) -> Response:
+    """A zip (or tar.gz) of the named skills, or of every skill the caller may read."""
+    body = await read_capped(request, 64 * 1024) or b""
+    try:
+        options = orjson.loads(body) if body.strip() else {}
+    except orjson.JSONDecodeError:
+        options = None
+    names = options.get("names") if isinstance(options, dict) else None
+    kind = options.get("format", "zip") if isinstance(options, dict) else None
+    if (
+        options is None
+        or not isinstance(options, dict)
+        or not isinstance(kind, str)
+        or kind not in EXPORT_FORMATS
+        or (
+            names is not None
+            and not (isinstance(names, list) and all(isinstance(n, str) for n in names))
+        )
+    ):
+        message = 'Send {"names": ["skill-name", ...], "format": "zip" | "tar.gz"} (both optional).'
+        return json_response(plain_error(Code.SCHEMA_VALIDATION_FAILED, message), 400)
+    try:
+        folders = await export_folders(request.scope["db"], request.scope["principal"], names)
+    except DomainError as error:
+        return domain_error_response(error)
+    media_type, filename, write = EXPORT_FORMATS[kind]
+    return Response(
+        write(folders),
+        media_type=media_type,
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )

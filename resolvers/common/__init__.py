@@ -1,0 +1,1 @@
+"""What every domain shares: errors, global ids, the clock, principals."""

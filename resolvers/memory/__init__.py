@@ -1,0 +1,1 @@
+"""Memory (DESIGN §5): the souvenir grammar, pages, settings, proposals."""

@@ -1,0 +1,411 @@
+"""The souvenir grammar (DESIGN §5): one line of memory, parsed and rendered exactly.
+
+    - <text>[ → <source>] — <author>, <YYYY-MM-DD> [<type>]
+      [ (jusqu'au <date>)][ (revoir <date>)][ ✍]     (the bracketed parts are optional)
+
+On a member's own profile the text may open with a reference to the record it is about,
+``@[Acme](record:<id>) ``. A page's content is lines: souvenirs, headings, blank lines, and on
+the workspace profile the free text of its ``## Mission mémoire`` section. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import date
+from typing import Literal
+
+from resolvers.common.errors import Problem
+
+SOUVENIR_TYPES = ("relation", "contexte", "décision", "consigne", "préférence")
+HUMAN_MARK = "✍"
+SOURCE_ARROW = " → "
+AUTHOR_DASH = " — "
+REVIEW_AFTER_MONTHS = 6
+
+PAGE_NAME_MAX_CHARS = 100
+PAGE_DESCRIPTION_MAX_CHARS = 160
+PAGE_CONTENT_MAX_CHARS = 4_000
+PROFILE_SOUVENIR_CAP = 15
+PROFILE_RECORD_SOUVENIR_CAP = 20
+RECORD_PAGE_SOUVENIR_CAP = 20
+MISSION_HEADING = "## Mission mémoire"
+
+# Matched whole (fullmatch): a trailing newline is never silently dropped.
+_TAIL = re.compile(
+    r"(?P<head>.*) \[(?P<type>[^\[\]]*)\]"
+    r"(?: \(jusqu'au (?P<until>[^()]*)\))?"
+    r"(?: \(revoir (?P<review>[^()]*)\))?"
+)
+_ATTRIBUTION = re.compile(r"(?P<author>.+), (?P<day>\S+)")
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_REFERENCE = re.compile(
+    r"^@\[(?P<label>[^\[\]()→—\x00-\x1f\x7f-\x9f]+)\]\((?P<target>record:[A-Za-z0-9_-]+)\) "
+)
+_HEADING = re.compile(r"^#{1,6} \S")
+
+
+class LineError(ValueError):
+    """A malformed souvenir line, with every reason found."""
+
+    def __init__(self, reasons: list[str]) -> None:
+        super().__init__("; ".join(reasons))
+        self.reasons = reasons
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """The record a souvenir of a member's profile is about."""
+
+    label: str
+    target: str  # record:<global id>
+
+
+@dataclass(frozen=True, slots=True)
+class Souvenir:
+    """One souvenir. ``author`` and ``day`` are None only on a line a person is writing, before
+    the code fills them in."""
+
+    text: str
+    type: str
+    author: str | None
+    day: date | None
+    source: str | None = None
+    about: Reference | None = None
+    until: date | None = None
+    human: bool = False
+
+    @property
+    def review(self) -> date | None:
+        """A contexte's review date: six months after its day, set by code."""
+        if self.type != "contexte" or self.day is None:
+            return None
+        return review_day(self.day)
+
+
+def add_months(day: date, months: int) -> date:
+    """The same day ``months`` later, on the month's last day when it has no such day."""
+    index = day.month - 1 + months
+    year, month = day.year + index // 12, index % 12 + 1
+    return date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
+
+
+def review_day(day: date) -> date:
+    """When a contexte souvenir of ``day`` is to be reviewed."""
+    return add_months(day, REVIEW_AFTER_MONTHS)
+
+
+# Rendering ---------------------------------------------------------------------------------
+
+
+def render(souvenir: Souvenir) -> str:
+    """The souvenir's line; raises LineError when a field cannot be written in the grammar."""
+    if reasons := souvenir_problems(souvenir):
+        raise LineError(reasons)
+    text = souvenir.text
+    if souvenir.about is not None:
+        text = f"@[{souvenir.about.label}]({souvenir.about.target}) {text}"
+    source = f"{SOURCE_ARROW}{souvenir.source}" if souvenir.source is not None else ""
+    assert souvenir.day is not None  # souvenir_problems refuses a line without its day
+    line = (
+        f"- {text}{source}{AUTHOR_DASH}{souvenir.author}, {souvenir.day.isoformat()}"
+        f" [{souvenir.type}]"
+    )
+    if souvenir.until is not None:
+        line += f" (jusqu'au {souvenir.until.isoformat()})"
+    if souvenir.review is not None:
+        line += f" (revoir {souvenir.review.isoformat()})"
+    return line + (f" {HUMAN_MARK}" if souvenir.human else "")
+
+
+def souvenir_problems(souvenir: Souvenir) -> list[str]:
+    """Why the fields of a souvenir cannot be written as a line (empty when they can)."""
+    found = _text_problems(souvenir.text)
+    if souvenir.type not in SOUVENIR_TYPES:
+        found.append(f"unknown type [{souvenir.type}]: one of {_types()}")
+    if souvenir.author is None or souvenir.day is None:
+        found.append("a souvenir names its author and its day")
+    else:
+        found.extend(_author_problems(souvenir.author))
+    if souvenir.source is not None:
+        found.extend(_source_problems(souvenir.source))
+        if souvenir.human:
+            found.append(f"a {HUMAN_MARK} line carries no source")
+    if souvenir.about is not None:
+        label = souvenir.about.label
+        if not label.strip() or "→" in label or "—" in label or _control(label):
+            found.append("a record reference's label may not hold '→', '—' or a control character")
+        elif not _REFERENCE.match(f"@[{label}]({souvenir.about.target}) "):
+            found.append("a record reference is @[label](record:<id>)")
+    if souvenir.until is not None and souvenir.day is not None and souvenir.until < souvenir.day:
+        found.append("its end date (jusqu'au) is before its day")
+    return found
+
+
+def _types() -> str:
+    return ", ".join(f"[{t}]" for t in SOUVENIR_TYPES)
+
+
+# Unicode's control characters (Cc: C0, DEL, C1) and lone surrogates (Cs).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _control(text: str) -> bool:
+    return _CONTROL.search(text) is not None
+
+
+def _text_problems(text: str) -> list[str]:
+    found = []
+    if not text.strip():
+        found.append("what was said is empty")
+    elif text != text.strip():
+        found.append("what was said starts or ends with a space")
+    if _control(text):
+        found.append("what was said holds a control character")
+    if SOURCE_ARROW in text:
+        found.append(f"what was said may not hold '{SOURCE_ARROW.strip()}' between spaces")
+    if AUTHOR_DASH in text:
+        found.append(f"what was said may not hold '{AUTHOR_DASH.strip()}' between spaces")
+    if text.endswith(f" {HUMAN_MARK}") or text == HUMAN_MARK:
+        found.append(f"what was said may not end with {HUMAN_MARK}")
+    if _REFERENCE.match(text):
+        found.append("what was said may not open with a record reference")
+    return found
+
+
+def _author_problems(author: str) -> list[str]:
+    found = []
+    if not author.strip() or author != author.strip():
+        found.append("the author is empty or starts or ends with a space")
+    if AUTHOR_DASH.strip() in author or _control(author):
+        found.append(f"the author may not hold '{AUTHOR_DASH.strip()}' or a control character")
+    return found
+
+
+def _source_problems(source: str) -> list[str]:
+    if not source.strip() or source != source.strip():
+        return ["the source is empty or starts or ends with a space"]
+    if SOURCE_ARROW.strip() in source or AUTHOR_DASH.strip() in source or _control(source):
+        return ["the source may not hold '→', '—' or a control character"]
+    return []
+
+
+# Parsing -----------------------------------------------------------------------------------
+
+
+def parse(line: str, *, by_person: bool = False) -> Souvenir:
+    """The souvenir a line states; raises LineError with every reason it is malformed.
+
+    ``by_person``: a line a person is writing may leave out its source, author, day and
+    review date (the code fills them in); everything it does write must still be well formed.
+    """
+    if not line.startswith("- "):
+        raise LineError(["a souvenir starts with '- '"])
+    rest = line[2:]
+    human = rest.endswith(f" {HUMAN_MARK}")
+    if human:
+        rest = rest[: -len(HUMAN_MARK) - 1]
+    reasons: list[str] = []
+    tail = _TAIL.fullmatch(rest)
+    if tail is None:
+        raise LineError([f"a souvenir ends with its type in brackets, one of {_types()}"])
+    type_ = tail["type"]
+    if type_ not in SOUVENIR_TYPES:
+        reasons.append(f"unknown type [{type_}]: one of {_types()}")
+    until = _date(tail["until"], "end date (jusqu'au)", reasons)
+    head, author, day = tail["head"], None, None
+    body, dash, attribution = head.rpartition(AUTHOR_DASH)
+    found = _ATTRIBUTION.fullmatch(attribution) if dash else None
+    if found is not None:
+        head, author = body, found["author"]
+        day = _date(found["day"], "day", reasons)
+        reasons.extend(_author_problems(author))
+    elif not by_person:
+        reasons.append("what was said is followed by ' — author, YYYY-MM-DD'")
+    text, arrow, source_text = head.rpartition(SOURCE_ARROW)
+    source: str | None = source_text if arrow else None
+    if not arrow:
+        text = head
+    if source is not None:
+        reasons.extend(_source_problems(source))
+        if human and not by_person:
+            reasons.append(f"a {HUMAN_MARK} line carries no source")
+    about = None
+    if reference := _REFERENCE.match(text):
+        about = Reference(reference["label"], reference["target"])
+        text = text[reference.end() :]
+    reasons.extend(_text_problems(text))
+    if until is not None and day is not None and until < day:
+        reasons.append("its end date (jusqu'au) is before its day")
+    review = _date(tail["review"], "review date (revoir)", reasons)
+    if type_ != "contexte" and tail["review"] is not None:
+        reasons.append("only a contexte carries a review date (revoir)")
+    elif type_ == "contexte" and day is not None and not by_person:
+        expected = review_day(day)
+        if review != expected:
+            reasons.append(f"a contexte of {day} is reviewed on {expected} (revoir {expected})")
+    if reasons:
+        raise LineError(reasons)
+    return Souvenir(text, type_, author, day, source, about, until, human)
+
+
+def _date(text: str | None, what: str, reasons: list[str]) -> date | None:
+    if text is None:
+        return None
+    if _DAY.fullmatch(text):
+        try:
+            return date.fromisoformat(text)
+        except ValueError:
+            pass
+    reasons.append(f"the {what} is not a date YYYY-MM-DD: {text!r}")
+    return None
+
+
+def by_person(souvenir: Souvenir, author: str, day: date) -> Souvenir:
+    """A line as a person writes it: by them, of ``day``, with no source, marked ✍."""
+    return replace(souvenir, author=author, day=day, source=None, human=True)
+
+
+# Pages -------------------------------------------------------------------------------------
+
+LineKind = Literal["souvenir", "heading", "blank", "mission"]
+
+
+@dataclass(frozen=True, slots=True)
+class PageLine:
+    """One line of a page's content: a souvenir, a heading, a blank line, or a line of the
+    workspace profile's mission."""
+
+    kind: LineKind
+    text: str
+    souvenir: Souvenir | None = None
+
+
+def parse_content(
+    content: str, *, mission: bool = False, by_person: bool = False
+) -> tuple[list[PageLine], list[Problem]]:
+    """A page's lines, and a problem for every malformed one (numbered from 1).
+
+    ``mission``: the page is the workspace profile, whose ``## Mission mémoire`` section
+    holds free text.
+    """
+    problems: list[Problem] = []
+    if len(content) > PAGE_CONTENT_MAX_CHARS:
+        # Reported alone: a huge content is not read line by line.
+        message = f"a page holds at most {PAGE_CONTENT_MAX_CHARS} characters, not {len(content)}"
+        return [], [Problem(message, field="content")]
+    lines: list[PageLine] = []
+    in_mission = False
+    for number, text in enumerate(content.split("\n"), start=1):
+        if not text.strip():
+            in_mission = False
+            lines.append(PageLine("blank", text))
+            if text:
+                problems.append(Problem("a blank line holds no spaces", "content", number))
+            continue
+        if _control(text):
+            problems.append(Problem("the line holds a control character", "content", number))
+            continue
+        if text.startswith("#"):
+            in_mission = mission and text.rstrip() == MISSION_HEADING
+            lines.append(PageLine("heading", text))
+            if not _HEADING.match(text) or text != text.rstrip():
+                problems.append(
+                    Problem("a heading is '#' to '######', a space, a title", "content", number)
+                )
+            continue
+        if in_mission:
+            lines.append(PageLine("mission", text))
+            continue
+        if not text.startswith("-"):
+            problems.append(
+                Problem(
+                    "a line is a souvenir ('- …'), a heading ('## …') or blank", "content", number
+                )
+            )
+            continue
+        try:
+            lines.append(PageLine("souvenir", text, parse(text, by_person=by_person)))
+        except LineError as error:
+            problems.extend(Problem(why, "content", number) for why in error.reasons)
+    return lines, problems
+
+
+def render_content(lines: Iterable[str]) -> str:
+    """A page's content from its lines, in order."""
+    return "\n".join(lines)
+
+
+def mission_section(content: str) -> str | None:
+    """The text under the workspace profile's ``## Mission mémoire`` heading, to the first
+    blank line or the next heading (of any level); None when there is no such section."""
+    lines = content.split("\n")
+    for index, line in enumerate(lines):
+        if line.rstrip() == MISSION_HEADING:
+            section = []
+            for text in lines[index + 1 :]:
+                if not text.strip() or text.startswith("#"):
+                    break
+                section.append(text)
+            return "\n".join(section)
+    return None
+
+
+def kept_keys(shown: Sequence[tuple[str, str]], submitted: Sequence[str]) -> list[str | None]:
+    """For each submitted souvenir line, the key of the shown line it repeats word for word
+    (each shown line matched once, first come first served), or None for a new or reworded
+    line."""
+    waiting: dict[str, list[str]] = {}
+    for key, line in shown:
+        waiting.setdefault(line, []).append(key)
+    return [waiting[line].pop(0) if waiting.get(line) else None for line in submitted]
+
+
+# Caps --------------------------------------------------------------------------------------
+
+PageKind = Literal["profile", "record"]
+
+
+def counted(souvenirs: Iterable[Souvenir | tuple[bool, object]]) -> dict[object, int]:
+    """Souvenirs that count toward a cap (✍ lines do not), by the record they are about
+    (None: about no record)."""
+    counts: dict[object, int] = {}
+    for item in souvenirs:
+        human, about = (
+            (item.human, item.about.target if item.about else None)
+            if isinstance(item, Souvenir)
+            else item
+        )
+        if not human:
+            counts[about] = counts.get(about, 0) + 1
+    return counts
+
+
+def cap_of(page_kind: PageKind, about: object) -> int:
+    """How many counted souvenirs a page holds: a record page 20; a profile 15, plus 20 per
+    record it mentions."""
+    if page_kind == "record":
+        return RECORD_PAGE_SOUVENIR_CAP
+    return PROFILE_SOUVENIR_CAP if about is None else PROFILE_RECORD_SOUVENIR_CAP
+
+
+def cap_problems(
+    page_kind: PageKind, before: dict[object, int], after: dict[object, int]
+) -> list[Problem]:
+    """A problem for every cap the change passes. Past a cap only a rewrite or a delete is
+    accepted: a count may stay over its cap, never grow over it."""
+    problems = []
+    for about, count in after.items():
+        cap = cap_of(page_kind, about)
+        if count > cap and count > before.get(about, 0):
+            what = "this page" if about is None else f"this profile about {about}"
+            problems.append(
+                Problem(
+                    f"{what} holds at most {cap} souvenirs (✍ lines not counted), not {count};"
+                    " past it only a rewrite or a delete",
+                    field="content",
+                )
+            )
+    return problems

@@ -1,0 +1,96 @@
+"""Proposals (DESIGN §5): what agents (and people) hand the Dreamer, at most 30 an hour per
+proposer, counted in the database so every replica agrees."""
+
+from __future__ import annotations
+
+import unicodedata
+from datetime import timedelta
+from uuid import UUID, uuid4
+
+import asyncpg
+
+from db import memory, skills
+from db.memory import Actor, ProposalRow
+from resolvers.common import clock, ids
+from resolvers.common.errors import Code, DomainError, Problem, invalid, not_found
+from resolvers.common.principals import Principal
+
+PROPOSALS_PER_HOUR = 30
+PROPOSAL_MAX_CHARS = 2_000
+MEMORY_OBJECT = "memory"
+
+
+def proposer(principal: Principal) -> Actor:
+    """Who proposes: the agent, API key, MCP client or person making the request."""
+    return Actor(
+        principal.kind, principal.row.actor_id, principal.row.actor_name, principal.row.token_id
+    )
+
+
+def text_problems(text: str) -> list[Problem]:
+    """Why a proposal's text is refused (empty when it is not)."""
+    if not text.strip():
+        return [Problem("a proposal says something", "text")]
+    if len(text) > PROPOSAL_MAX_CHARS:
+        return [Problem(f"a proposal is at most {PROPOSAL_MAX_CHARS} characters", "text")]
+    if any(unicodedata.category(c) in ("Cc", "Cs") and c not in "\n\t" for c in text):
+        return [Problem("a proposal holds no control character", "text")]
+    return []
+
+
+async def propose(
+    conn: asyncpg.Connection, principal: Principal, text: str, record_gid: str | None = None
+) -> ProposalRow:
+    """Store a proposal with its proposer, the person it is on behalf of and the record it is
+    about (one the caller may read)."""
+    problems = text_problems(text)
+    record_id: UUID | None = None
+    if record_gid is not None:
+        try:
+            record_id = ids.decode(record_gid, "Record", principal.workspace_id, "recordId")
+        except DomainError as error:
+            if error.code is not Code.SCHEMA_VALIDATION_FAILED or not problems:
+                raise
+            problems.extend(error.problems)
+    if problems:
+        raise invalid(problems)
+    memory_object = await skills.object_id(conn, MEMORY_OBJECT)
+    if memory_object is None or not principal.may("read", memory_object):
+        raise DomainError(Code.FORBIDDEN, "Your role has no access to memory.")
+    if record_id is not None:
+        readable = await memory.readable_records(
+            conn, [record_id], principal.readable_objects, principal.person_id
+        )
+        if record_id not in readable:
+            raise not_found("record")
+    who = proposer(principal)
+    async with conn.transaction():
+        await memory.lock_proposer(conn, f"{principal.workspace_id}:{who.kind}:{who.id}")
+        now = clock.now()
+        row = await memory.insert_proposal_within_limit(
+            conn,
+            uuid4(),
+            who,
+            principal.person_id,
+            record_id,
+            text,
+            now,
+            PROPOSALS_PER_HOUR,
+        )
+        if row is None:
+            oldest = await memory.oldest_recent_proposal(conn, who, now)
+            again = (oldest or now) + timedelta(hours=1)
+            raise DomainError(
+                Code.SCHEMA_MEMORY_PROPOSAL_RATE_LIMITED,
+                f"At most {PROPOSALS_PER_HOUR} proposals an hour: the next one is accepted"
+                f" from {again.isoformat(timespec='seconds')}.",
+            )
+    return row
+
+
+async def my_proposals(
+    conn: asyncpg.Connection, principal: Principal, first: int
+) -> list[ProposalRow]:
+    """The caller's own proposals, newest first, with their status: an agent's, only those it
+    made for the person it now acts for."""
+    return await memory.proposals_by_proposer(conn, proposer(principal), principal.person_id, first)

@@ -1,0 +1,1 @@
+"""Records: reading, writing, the trash, values, objects, workspaces."""

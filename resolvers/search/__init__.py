@@ -1,0 +1,1 @@
+"""Search over memory pages and skills, and recall (DESIGN §7)."""

@@ -1,0 +1,1 @@
+"""Skill archives in and out: reading zip and tar, writing."""

@@ -1,0 +1,300 @@
+"""Skills in and out as standard folders (DESIGN §3): import checks every folder before it
+writes anything; export writes each readable skill as its own folder."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import asyncpg
+
+from db import skills
+from db.skills import SkillRow
+from resolvers.common.errors import DomainError, Problem, invalid
+from resolvers.common.principals import Principal
+from resolvers.skills.archive.read import ArchiveFile, ArchiveFolder
+from resolvers.skills.folder import SkillDraft, check_folder, render_skill_md
+from resolvers.skills.service import (
+    NewFile,
+    add_version,
+    content_problems,
+    insert_skill,
+    locked_skill,
+    require_skill_right,
+    skill,
+)
+
+# The metadata key by which a sub-skill's folder names its parent.
+PARENT_KEY = "standards-parent"
+EXPORT_PAGE = 500
+MAX_NESTING = 64  # sub-skills of sub-skills: far more than any real tree
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    name: str
+    operation: Literal["create", "update", "unchanged"]
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Planned:
+    name: str
+    description: str
+    body: str
+    extra: dict[str, Any]
+    files: list[NewFile]
+    parent: str | None
+
+
+def _plan(folder: ArchiveFolder) -> tuple[_Planned | None, list[Problem]]:
+    draft, drive, found = check_folder(
+        folder.name, {path: file.content for path, file in folder.files.items()}
+    )
+    problems = [
+        Problem(p.message, field=f"{folder.name}/{p.field}" if p.field else folder.name)
+        for p in found
+    ]
+    if draft is None or problems:
+        return None, problems
+    problems += [
+        Problem(p.message, field=f"{folder.name}/SKILL.md") for p in content_problems(draft.body)
+    ]
+    if problems:
+        return None, problems
+    extra = dict(draft.extra_frontmatter)
+    metadata = dict(extra.get("metadata") or {})
+    parent = metadata.pop(PARENT_KEY, None)
+    if metadata:
+        extra["metadata"] = metadata
+    else:
+        extra.pop("metadata", None)
+    files = [
+        NewFile(path, content, folder.files[path].mode) for path, content in sorted(drive.items())
+    ]
+    return _Planned(draft.name, draft.description, draft.body, extra, files, parent), []
+
+
+def _parents_first(planned: list[_Planned]) -> tuple[list[_Planned], list[Problem]]:
+    """The skills in an order that creates a parent before its sub-skills; cycles refused."""
+    by_name = {p.name: p for p in planned}
+    ordered: list[_Planned] = []
+    state: dict[str, str] = {}
+    problems: list[Problem] = []
+
+    def visit(item: _Planned, trail: list[str]) -> None:
+        if state.get(item.name) == "done":
+            return
+        if state.get(item.name) == "visiting":
+            cycle = " -> ".join([*trail, item.name])
+            problems.append(Problem(f"sub-skills form a cycle: {cycle}", field=item.name))
+            return
+        state[item.name] = "visiting"
+        if item.parent in by_name:
+            visit(by_name[item.parent], [*trail, item.name])
+        state[item.name] = "done"
+        ordered.append(item)
+
+    for item in planned:
+        visit(item, [])
+    return ordered, problems
+
+
+async def import_folders(
+    conn: asyncpg.Connection,
+    principal: Principal,
+    folders: list[ArchiveFolder],
+    *,
+    visibility: str = "workspace",
+) -> list[ImportResult]:
+    """Create or update one skill per folder, or nothing: every problem of every folder is
+    reported at once. A taken name updates that skill only when the caller may update it."""
+    await require_skill_right(conn, principal, "create")
+    problems: list[Problem] = []
+    if not folders:
+        problems.append(Problem("the archive holds no skill folder", field="archive"))
+    if visibility not in ("workspace", "private") or (
+        visibility == "private" and principal.person_id is None
+    ):
+        problems.append(Problem("must be workspace, or private for a person", field="visibility"))
+    planned: list[_Planned] = []
+    # Parsing frontmatter is CPU work on hostile input: off the event loop.
+    for plan, found in await asyncio.to_thread(lambda: [_plan(f) for f in folders]):
+        problems += found
+        if plan is not None:
+            planned.append(plan)
+    wanted = sorted({p.name for p in planned} | {p.parent for p in planned if p.parent})
+    existing = {
+        row.name: row
+        for row in await skills.skill_names(
+            conn, wanted, principal.readable_objects, principal.person_id
+        )
+    }
+    importing = {p.name for p in planned}
+    updating = [p.name for p in planned if p.name in existing]
+    if updating:
+        try:
+            await require_skill_right(conn, principal, "update")
+        except DomainError as error:
+            problems.append(Problem(error.message, field=updating[0]))
+    for item in planned:
+        row = existing.get(item.name)
+        if row is not None and not row.readable:
+            problems.append(Problem("a skill already has this name", field=f"{item.name}/SKILL.md"))
+        if item.parent is not None:
+            parent_row = existing.get(item.parent)
+            known = item.parent in importing or (parent_row is not None and parent_row.readable)
+            if item.parent == item.name or not known:
+                message = f"metadata.{PARENT_KEY} names no skill: {item.parent}"
+                problems.append(Problem(message, field=f"{item.name}/SKILL.md"))
+    ordered, cycles = _parents_first(planned)
+    problems += cycles
+    if problems:
+        raise invalid(problems, "The import was refused: nothing was written.")
+
+    try:
+        return await _write_all(conn, principal, ordered, existing, visibility)
+    except asyncpg.UniqueViolationError:
+        # Another request took a name between the check and the insert.
+        raise invalid(
+            [Problem("a skill took one of these names meanwhile", field="archive")]
+        ) from None
+
+
+async def _write_all(
+    conn: asyncpg.Connection,
+    principal: Principal,
+    ordered: list[_Planned],
+    existing: dict[str, Any],
+    visibility: str,
+) -> list[ImportResult]:
+    results: list[ImportResult] = []
+    async with conn.transaction():
+        # Per skill written: its new contents in one statement, its file list in one more.
+        for item in ordered:
+            results.append(await _write(conn, principal, item, item.name in existing, visibility))
+    return results
+
+
+async def _write(
+    conn: asyncpg.Connection,
+    principal: Principal,
+    item: _Planned,
+    exists: bool,
+    visibility: str,
+) -> ImportResult:
+    if not exists:
+        parent = await skill(conn, principal, item.parent) if item.parent else None
+        skill_id = await insert_skill(conn, principal, item.name, visibility, parent, source=None)
+        await skills.insert_blobs(conn, {f.sha256: f.content for f in item.files})
+        await add_version(
+            conn,
+            principal,
+            skill_id,
+            1,
+            item.description,
+            item.body,
+            item.extra,
+            item.files,
+            None,
+            blobs_stored=True,
+        )
+        return ImportResult(item.name, "create", 1)
+    found = await locked_skill(conn, principal, item.name)
+    moved = item.parent != found.parent_name
+    if moved:
+        await _refile(conn, principal, found, item.parent)
+    current = {
+        (f.path, f.sha256, f.mode) for f in await skills.skill_files(conn, found.id, found.version)
+    }
+    incoming = {(f.path, f.sha256, f.mode) for f in item.files}
+    same_text = (item.description, item.body, item.extra) == (
+        found.description,
+        found.content,
+        found.extra_frontmatter,
+    )
+    if same_text and current == incoming:
+        return ImportResult(item.name, "update" if moved else "unchanged", found.version)
+    version = found.latest_version + 1
+    stored = {sha256 for _, sha256, _ in current}
+    await skills.insert_blobs(
+        conn, {f.sha256: f.content for f in item.files if f.sha256 not in stored}
+    )
+    await add_version(
+        conn,
+        principal,
+        found.id,
+        version,
+        item.description,
+        item.body,
+        item.extra,
+        item.files,
+        found,
+        drop=[path for path, _, _ in current],
+        blobs_stored=True,
+    )
+    return ImportResult(item.name, "update", version)
+
+
+async def _refile(
+    conn: asyncpg.Connection, principal: Principal, found: SkillRow, parent_name: str | None
+) -> None:
+    """File an existing skill under the parent its folder now names (or under none)."""
+    parent = await skill(conn, principal, parent_name) if parent_name else None
+    ancestor = parent
+    for _ in range(MAX_NESTING):
+        if ancestor is None:
+            break
+        if ancestor.id == found.id:
+            message = f"metadata.{PARENT_KEY} would file {found.name} under itself"
+            raise invalid([Problem(message, field=f"{found.name}/SKILL.md")])
+        ancestor = (
+            await skill(conn, principal, ancestor.parent_name) if ancestor.parent_name else None
+        )
+    await skills.set_skill_parent(conn, found.id, parent.id if parent else None)
+
+
+async def export_folders(
+    conn: asyncpg.Connection, principal: Principal, names: list[str] | None
+) -> list[ArchiveFolder]:
+    """Each named skill (or every readable one) as a standard folder: SKILL.md and its drive;
+    a sub-skill names its parent in `metadata.standards-parent`."""
+    if names is not None:
+        rows = [await skill(conn, principal, name) for name in dict.fromkeys(names)]
+    else:
+        rows = await _every_readable(conn, principal)
+    contents = await skills.skill_file_contents(conn, [(r.id, r.version) for r in rows])
+    folders = []
+    for row in rows:
+        files = {"SKILL.md": ArchiveFile("SKILL.md", render_skill_md(_draft(row)).encode(), 0o644)}
+        for path, mode, content in contents.get(row.id, []):
+            files[path] = ArchiveFile(path, content, mode)
+        folders.append(ArchiveFolder(row.name, files))
+    return folders
+
+
+def _draft(row: SkillRow) -> SkillDraft:
+    extra = dict(row.extra_frontmatter)
+    if row.parent_name:
+        extra["metadata"] = {**(extra.get("metadata") or {}), PARENT_KEY: row.parent_name}
+    return SkillDraft(row.name, row.description, row.content, extra)
+
+
+async def _every_readable(conn: asyncpg.Connection, principal: Principal) -> list[SkillRow]:
+    rows: list[SkillRow] = []
+    after = ""
+    while True:
+        page = await skills.skills_page(
+            conn,
+            principal.readable_objects,
+            principal.person_id,
+            after_name=after,
+            limit=EXPORT_PAGE,
+            name_contains=None,
+            parent_name=None,
+        )
+        rows += page
+        if len(page) < EXPORT_PAGE:
+            return rows
+        after = page[-1].name

@@ -1,0 +1,68 @@
+"""Global IDs and cursors: opaque, typed, bound to a workspace."""
+
+from uuid import uuid4
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from resolvers.common import ids
+from resolvers.common.errors import Code, DomainError
+from resolvers.common.principals import new_token, token_hash, well_formed
+
+
+@given(st.uuids(), st.uuids())
+def test_a_global_id_round_trips(workspace, local):
+    assert ids.decode(ids.encode("Record", workspace, local), "Record", workspace) == local
+
+
+def test_another_type_or_workspace_is_not_found():
+    workspace, local = uuid4(), uuid4()
+    member_id = ids.encode("Member", workspace, local)
+    with pytest.raises(DomainError) as wrong_type:
+        ids.decode(member_id, "Record", workspace)
+    assert wrong_type.value.code is Code.NOT_FOUND
+    with pytest.raises(DomainError) as wrong_workspace:
+        ids.decode(ids.encode("Record", uuid4(), local), "Record", workspace)
+    assert wrong_workspace.value.code is Code.NOT_FOUND
+    assert wrong_type.value.message == wrong_workspace.value.message
+
+
+@pytest.mark.parametrize("garbage", ["", "x", "!!!!", "UmVjb3Jk", "a" * 200, "é"])
+def test_a_malformed_id_is_a_validation_error(garbage):
+    with pytest.raises(DomainError) as error:
+        ids.decode(garbage, "Record", uuid4())
+    assert error.value.code is Code.SCHEMA_VALIDATION_FAILED
+    assert error.value.problems[0].field == "id"
+
+
+@given(st.integers(min_value=0, max_value=2**62))
+def test_a_cursor_round_trips(position):
+    assert ids.decode_cursor(ids.encode_cursor(position)) == position
+
+
+@pytest.mark.parametrize("garbage", ["", "zzz", ids.encode("Record", uuid4(), uuid4())])
+def test_a_malformed_cursor_is_a_validation_error(garbage):
+    with pytest.raises(DomainError) as error:
+        ids.decode_cursor(garbage)
+    assert error.value.problems[0].field == "after"
+
+
+def test_tokens_are_random_well_formed_and_stored_as_sha256():
+    first, second = new_token(), new_token()
+    assert first != second
+    assert well_formed(first) and well_formed(second)
+    assert len(token_hash(first)) == 64 and token_hash(first) != token_hash(second)
+    assert not well_formed(first[:-1])
+    assert not well_formed("Bearer " + first)
+
+
+def test_a_node_has_one_spelling():
+    workspace, local = uuid4(), uuid4()
+    canonical = ids.encode("Record", workspace, local)
+    for variant in (canonical + "==", canonical + "\n", canonical.replace("-", "+")):
+        if variant == canonical:
+            continue
+        with pytest.raises(DomainError) as error:
+            ids.decode(variant, "Record", workspace)
+        assert error.value.code is Code.SCHEMA_VALIDATION_FAILED

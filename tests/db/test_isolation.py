@@ -1,0 +1,770 @@
+"""Workspace isolation (DESIGN §1): the catalog says every workspace table is under forced
+row-level security, the application role is powerless outside it, SQL run as that role sees and
+touches one workspace only, and GraphQL never hands one workspace's rows to another."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from uuid import UUID
+
+import asyncpg
+import httpx
+import pytest
+
+from db.identity import insert_routine
+from db.pool import begin_workspace, create_pool
+from gateway.app import create_app
+from resolvers.common import ids
+from resolvers.common.principals import principal_for_token, token_hash
+from resolvers.memory import proposals, settings
+from resolvers.records.workspaces import create_object, grant_standard_roles
+from resolvers.skills import service
+from resolvers.turns import turns
+from tests.factories import Workspace, codes, gql, load_records, make_page
+
+APP_ROLE = "skillmem_app"
+EXPECTED_TABLES = {
+    "workspaces",
+    "roles",
+    "members",
+    "agents",
+    "routines",
+    "api_keys",
+    "mcp_clients",
+    "tokens",
+    "objects",
+    "attributes",
+    "role_permissions",
+    "records",
+    "record_links",
+    "record_changes",
+    "memory_pages",
+    "memory_lines",
+    "memory_versions",
+    "memory_proposals",
+    "member_preferences",
+    "workspace_settings",
+    "turn_snapshots",
+    "turn_cards",
+}
+
+WORKSPACE_TABLES_SQL = """
+SELECT c.relname AS name, c.relrowsecurity AS rls, c.relforcerowsecurity AS forced
+  FROM pg_class c
+  JOIN pg_namespace n ON n.oid = c.relnamespace
+ WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')
+   AND EXISTS (SELECT 1 FROM pg_attribute a
+                WHERE a.attrelid = c.oid AND a.attname = 'workspace_id' AND NOT a.attisdropped)
+ ORDER BY c.relname
+"""
+
+
+@pytest.fixture
+async def owner(dsn: str) -> AsyncIterator[asyncpg.Connection]:
+    """A plain connection as the login role (the tables' owner; it bypasses RLS)."""
+    conn = await asyncpg.connect(dsn)
+    yield conn
+    await conn.close()
+
+
+async def workspace_tables(conn: asyncpg.Connection) -> list[str]:
+    return [row["name"] for row in await conn.fetch(WORKSPACE_TABLES_SQL)]
+
+
+async def fill(pool: asyncpg.Pool, ws: Workspace, prefix: str) -> list[str]:
+    """Rows in every workspace table: a routine, records with a relation, a share, changes, a
+    skill with a file and a lesson, a memory page with its lines and versions, a proposal, a
+    preference and the workspace's settings."""
+    async with pool.acquire() as conn, conn.transaction():
+        await begin_workspace(conn, ws.id)
+        await insert_routine(conn, uuid.uuid4(), f"{prefix} nightly", ws.members["admin"])
+        admin = await principal_for_token(conn, ws.tokens["admin"])
+        assert admin is not None
+        await service.create_skill(
+            conn,
+            admin,
+            name="house-style",
+            description=f"How {prefix} writes.",
+            files=[service.NewFile("references/tone.md", f"Tone of {prefix}.".encode())],
+        )
+        await service.record_skill_use(conn, admin, "house-style", "Keep it short.")
+    loaded = await load_records(
+        pool,
+        ws.tokens["member"],
+        [
+            {"object": "companies", "external_id": "acme", "label": f"{prefix} Acme"},
+            {
+                "object": "contacts",
+                "external_id": "claire",
+                "label": f"{prefix} Claire",
+                "relations": {"company": {"external_id": "acme"}},
+            },
+            {
+                "object": "deals",
+                "label": f"{prefix} Secret deal",
+                "visibility": "private",
+                "shared_with": [f"other@{ws.name.lower()}.example"],
+            },
+        ],
+    )
+    acme = ids.decode(loaded[0], "Record", ws.id)
+    await make_page(
+        pool, ws, "record", acme, f"- {prefix} Acme pays late — Claire, 2026-10-02 [relation]"
+    )
+    async with pool.acquire() as conn, conn.transaction():
+        member = await principal_for_token(conn, ws.tokens["member"])
+        admin = await principal_for_token(conn, ws.tokens["admin"])
+        assert member is not None and admin is not None
+        await proposals.propose(conn, member, f"{prefix} Acme prefers mail")
+        await settings.set_preference(conn, member, "memory.shareWithTeam", False)
+        await settings.update_allowances(conn, admin, {"memoryPersonMonthlyLimitUsd": "2"})
+        message = f"How is @[Acme](record:{loaded[0]})?"
+        await turns.turn_context(
+            conn, member, turns.TurnInput(message, conversation_id="c1", message_id="m1")
+        )
+    return loaded
+
+
+@pytest.fixture
+async def two(pool: asyncpg.Pool, ws: Workspace, ws2: Workspace) -> tuple[Workspace, Workspace]:
+    """Two workspaces, both with rows in every table."""
+    await fill(pool, ws, "A")
+    await fill(pool, ws2, "B")
+    return ws, ws2
+
+
+async def rows_by_workspace(owner: asyncpg.Connection, table: str, workspace_id: UUID) -> int:
+    value: int = await owner.fetchval(
+        f'SELECT count(*) FROM "{table}" WHERE workspace_id = $1',  # noqa: S608
+        workspace_id,
+    )
+    return value
+
+
+# --- the catalog -------------------------------------------------------------------------------
+
+
+async def test_every_workspace_table_has_forced_row_level_security(owner):
+    rows = await owner.fetch(WORKSPACE_TABLES_SQL)
+    names = {row["name"] for row in rows}
+    assert names, "no table has a workspace_id column"
+    assert {"records", "tokens", "members"} <= names
+    assert EXPECTED_TABLES <= names
+    unprotected = [row["name"] for row in rows if not (row["rls"] and row["forced"])]
+    assert unprotected == []
+
+
+async def test_every_table_but_migrations_carries_workspace_id(owner):
+    every = {
+        row["relname"]
+        for row in await owner.fetch(
+            "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+            " WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')"
+        )
+    }
+    assert every - set(await workspace_tables(owner)) == {"schema_migrations"}
+
+
+async def test_workspace_id_leads_every_primary_key(owner):
+    rows = await owner.fetch(
+        """
+        SELECT c.relname AS name, a.attname AS first_column
+          FROM pg_class c
+          JOIN pg_namespace n ON n.oid = c.relnamespace
+          LEFT JOIN pg_index i ON i.indrelid = c.oid AND i.indisprimary
+          LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = i.indkey[0]
+         WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')
+           AND c.relname <> 'schema_migrations'
+        """
+    )
+    assert {row["name"] for row in rows} >= EXPECTED_TABLES
+    wrong = {
+        row["name"]: row["first_column"] for row in rows if row["first_column"] != "workspace_id"
+    }
+    assert wrong == {}
+
+
+async def test_workspace_id_leads_every_foreign_key(owner):
+    rows = await owner.fetch(
+        """
+        SELECT con.conname, src.attname AS local_first, dst.attname AS remote_first
+          FROM pg_constraint con
+          JOIN pg_namespace n ON n.oid = con.connamespace
+          JOIN pg_attribute src ON src.attrelid = con.conrelid AND src.attnum = con.conkey[1]
+          JOIN pg_attribute dst ON dst.attrelid = con.confrelid AND dst.attnum = con.confkey[1]
+         WHERE n.nspname = 'public' AND con.contype = 'f'
+        """
+    )
+    assert len(rows) > 10
+    wrong = [
+        row["conname"]
+        for row in rows
+        if (row["local_first"], row["remote_first"]) != ("workspace_id", "workspace_id")
+    ]
+    assert wrong == []
+
+
+async def test_every_policy_pins_the_workspace_for_every_command(owner):
+    rows = await owner.fetch(
+        "SELECT tablename, cmd, qual, with_check FROM pg_policies WHERE schemaname = 'public'"
+    )
+    by_table = {row["tablename"]: row for row in rows}
+    assert set(by_table) == set(await workspace_tables(owner))
+    for table, row in by_table.items():
+        assert row["cmd"] == "ALL", table
+        assert "app_workspace_id()" in row["qual"], table
+        assert row["with_check"] is not None and "app_workspace_id()" in row["with_check"], table
+
+
+async def test_app_role_has_no_power_beyond_its_grants(owner):
+    role = await owner.fetchrow(
+        "SELECT rolsuper, rolbypassrls, rolcanlogin, rolcreaterole, rolcreatedb"
+        " FROM pg_roles WHERE rolname = $1",
+        APP_ROLE,
+    )
+    assert role is not None
+    assert dict(role) == {
+        "rolsuper": False,
+        "rolbypassrls": False,
+        "rolcanlogin": False,
+        "rolcreaterole": False,
+        "rolcreatedb": False,
+    }
+    # It inherits from no other role.
+    assert (
+        await owner.fetchval(
+            "SELECT count(*) FROM pg_auth_members WHERE member = (SELECT oid FROM pg_roles"
+            " WHERE rolname = $1)",
+            APP_ROLE,
+        )
+        == 0
+    )
+
+
+async def test_app_role_owns_no_table_and_no_function(owner):
+    assert (
+        await owner.fetchval("SELECT count(*) FROM pg_tables WHERE tableowner = $1", APP_ROLE) == 0
+    )
+    assert (
+        await owner.fetchval(
+            "SELECT count(*) FROM pg_class WHERE relowner = (SELECT oid FROM pg_roles"
+            " WHERE rolname = $1)",
+            APP_ROLE,
+        )
+        == 0
+    )
+    owned = await owner.fetch(
+        "SELECT proname, prosecdef FROM pg_proc WHERE proowner = (SELECT oid FROM pg_roles"
+        " WHERE rolname = $1)",
+        APP_ROLE,
+    )
+    assert [row["proname"] for row in owned if row["prosecdef"]] == []
+    assert owned == []
+
+
+async def test_no_function_of_the_schema_is_security_definer_but_the_search_match(owner):
+    # A SECURITY DEFINER function runs past every policy. One is on purpose: the full-text
+    # match (no index serves @@ under row-level security); it filters the workspace itself,
+    # pins its search_path, and only the application role may call it.
+    found = await owner.fetch(
+        "SELECT p.proname, p.proconfig, pg_get_functiondef(p.oid) AS body,"
+        " has_function_privilege('public', p.oid, 'EXECUTE') AS public_may"
+        " FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+        " WHERE n.nspname = 'public' AND p.prosecdef"
+    )
+    assert [row["proname"] for row in found] == ["memory_line_matches"]
+    [match] = found
+    assert "l.workspace_id = app_workspace_id()" in match["body"]
+    assert match["proconfig"] == ["search_path=public, pg_temp"]
+    assert match["public_may"] is False
+    names = {
+        row["proname"]
+        for row in await owner.fetch(
+            "SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+            " WHERE n.nspname = 'public'"
+        )
+    }
+    assert {"app_begin_request", "app_begin_workspace", "record_readable"} <= names
+
+
+async def test_the_search_match_sees_one_workspace_only(pool, two):
+    a, b = two
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("SELECT app_begin_workspace($1)", a.id)
+        readable = await conn.fetchval("SELECT array_agg(id) FROM objects")
+        texts = [
+            row["text"]
+            for row in await conn.fetch(
+                "SELECT text FROM memory_line_matches(search_query('acme'), $1, NULL, 100)",
+                readable,
+            )
+        ]
+    # Both workspaces hold "Acme pays late" souvenirs (see fill): only A's are found.
+    assert texts == ["A Acme pays late"]
+
+
+async def test_app_role_cannot_truncate_nor_touch_migrations_nor_create(owner):
+    # TRUNCATE is not subject to row-level security: the app role must not have it.
+    tables = await workspace_tables(owner)
+    truncatable = [
+        t
+        for t in tables
+        if await owner.fetchval("SELECT has_table_privilege($1, $2, 'TRUNCATE')", APP_ROLE, t)
+    ]
+    assert truncatable == []
+    for privilege in ("INSERT", "UPDATE", "DELETE", "TRUNCATE"):
+        assert not await owner.fetchval(
+            "SELECT has_table_privilege($1, 'schema_migrations', $2)", APP_ROLE, privilege
+        ), privilege
+    assert not await owner.fetchval("SELECT has_schema_privilege($1, 'public', 'CREATE')", APP_ROLE)
+
+
+# --- SQL as the application role ------------------------------------------------------------
+
+
+async def test_acting_as_a_workspace_sees_only_its_rows(pool, owner, two):
+    a, b = two
+    tables = await workspace_tables(owner)
+    for table in tables:
+        # Both workspaces really have rows in this table, so an empty answer means something.
+        assert await rows_by_workspace(owner, table, a.id) > 0, table
+        assert await rows_by_workspace(owner, table, b.id) > 0, table
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("SELECT app_begin_workspace($1)", a.id)
+        for table in tables:
+            row = await conn.fetchrow(
+                f"SELECT count(*) AS every, count(*) FILTER (WHERE workspace_id = $1) AS own,"  # noqa: S608
+                f' count(*) FILTER (WHERE workspace_id = $2) AS theirs FROM "{table}"',
+                a.id,
+                b.id,
+            )
+            assert row["theirs"] == 0, table
+            assert row["every"] == row["own"] == await rows_by_workspace(owner, table, a.id), table
+
+
+async def test_without_a_workspace_every_table_is_empty(pool, owner, two):
+    tables = await workspace_tables(owner)
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("SELECT set_config('role', $1, true)", APP_ROLE)
+        assert await conn.fetchval("SELECT current_user") == APP_ROLE
+        for table in tables:
+            assert await conn.fetchval(f'SELECT count(*) FROM "{table}"') == 0, table  # noqa: S608
+
+
+async def test_an_unknown_token_hash_opens_no_workspace(pool, owner, two):
+    tables = await workspace_tables(owner)
+    async with pool.acquire() as conn, conn.transaction():
+        assert await conn.fetch("SELECT * FROM app_begin_request($1)", "0" * 64) == []
+        assert await conn.fetchval("SELECT app_workspace_id()") is None
+        for table in tables:
+            assert await conn.fetchval(f'SELECT count(*) FROM "{table}"') == 0, table  # noqa: S608
+
+
+async def test_a_token_hash_names_its_own_token_only(pool, two):
+    a, b = two
+    async with pool.acquire() as conn, conn.transaction():
+        found = await conn.fetch(
+            "SELECT * FROM app_begin_request($1)", token_hash(a.tokens["admin"])
+        )
+        assert [row["workspace_id"] for row in found] == [a.id]
+        # The hash was only for the lookup: no other token is visible, B's least of all.
+        assert await conn.fetchval("SELECT current_setting('app.token_hash', true)") == ""
+        hashes = {row["token_hash"] for row in await conn.fetch("SELECT token_hash FROM tokens")}
+        assert token_hash(b.tokens["admin"]) not in hashes
+        assert (
+            await conn.fetchval("SELECT count(*) FROM tokens WHERE workspace_id <> $1", a.id) == 0
+        )
+
+
+# A row of the target workspace for each table: its SQL and its arguments.
+INSERTS = {
+    "records": (
+        "INSERT INTO records (workspace_id, id, object_id, label)"
+        " VALUES ($1, gen_random_uuid(), $2, 'intruder')",
+        lambda w: [w.id, w.objects["companies"]],
+    ),
+    "members": (
+        "INSERT INTO members (workspace_id, id, name, email, role_id)"
+        " VALUES ($1, gen_random_uuid(), 'Intruder', 'intruder@example.com', $2)",
+        lambda w: [w.id, w.roles["admin"]],
+    ),
+    "tokens": (
+        "INSERT INTO tokens (workspace_id, id, token_hash, kind, member_id)"
+        " VALUES ($1, gen_random_uuid(), repeat('a', 64), 'member', $2)",
+        lambda w: [w.id, w.members["viewer"]],
+    ),
+    "role_permissions": (
+        "INSERT INTO role_permissions (workspace_id, role_id, object_id, can_read, can_create)"
+        " VALUES ($1, $2, $3, true, true)"
+        " ON CONFLICT (workspace_id, role_id, object_id) DO UPDATE SET can_create = true",
+        lambda w: [w.id, w.roles["viewer"], w.objects["companies"]],
+    ),
+}
+
+
+def insert(table: str, target: Workspace) -> tuple[str, list[object]]:
+    sql, args = INSERTS[table]
+    return sql, args(target)
+
+
+@pytest.mark.parametrize("table", sorted(INSERTS))
+async def test_inserting_into_another_workspace_is_refused(pool, owner, two, table):
+    a, b = two
+    before = await rows_by_workspace(owner, table, b.id)
+    sql, args = insert(table, b)
+    with pytest.raises(asyncpg.InsufficientPrivilegeError, match="row-level security"):
+        async with pool.acquire() as conn, conn.transaction():
+            await conn.execute("SELECT app_begin_workspace($1)", a.id)
+            await conn.execute(sql, *args)
+    assert await rows_by_workspace(owner, table, b.id) == before
+
+
+async def test_inserting_without_a_workspace_is_refused(pool, two):
+    a, _ = two
+    sql, args = insert("records", a)
+    with pytest.raises(asyncpg.InsufficientPrivilegeError, match="row-level security"):
+        async with pool.acquire() as conn, conn.transaction():
+            await conn.execute("SELECT set_config('role', $1, true)", APP_ROLE)
+            await conn.execute(sql, *args)
+
+
+async def test_creating_a_second_workspace_while_in_one_is_refused(pool, two):
+    a, _ = two
+    with pytest.raises(asyncpg.InsufficientPrivilegeError, match="row-level security"):
+        async with pool.acquire() as conn, conn.transaction():
+            await conn.execute("SELECT app_begin_workspace($1)", a.id)
+            await conn.execute("INSERT INTO workspaces VALUES (gen_random_uuid(), 'Squatter')")
+
+
+async def test_updating_and_deleting_another_workspace_touch_nothing(pool, owner, two):
+    a, b = two
+    tables = await workspace_tables(owner)
+    before = {t: await rows_by_workspace(owner, t, b.id) for t in tables}
+    labels = await owner.fetch("SELECT id, label FROM records WHERE workspace_id = $1", b.id)
+    async with pool.acquire() as conn:
+        tx = conn.transaction()
+        await tx.start()
+        try:
+            await conn.execute("SELECT app_begin_workspace($1)", a.id)
+            for table in tables:
+                if table in IMMUTABLE_TABLES:
+                    continue  # the app may not update or delete these at all (tested below)
+                assert (
+                    await conn.execute(
+                        f'UPDATE "{table}" SET workspace_id = workspace_id'  # noqa: S608
+                        " WHERE workspace_id = $1",
+                        b.id,
+                    )
+                    == "UPDATE 0"
+                ), table
+                if table in UNDELETABLE_TABLES:
+                    continue  # the app may trash these, never delete them (tested below)
+                assert (
+                    await conn.execute(
+                        f'DELETE FROM "{table}" WHERE workspace_id = $1',  # noqa: S608
+                        b.id,
+                    )
+                    == "DELETE 0"
+                ), table
+            assert await conn.execute("UPDATE records SET label = 'pwned'") != "UPDATE 0"
+            assert (
+                await conn.execute(
+                    "UPDATE records SET label = 'pwned' WHERE id = ANY($1::uuid[])",
+                    [row["id"] for row in labels],
+                )
+                == "UPDATE 0"
+            )
+        finally:
+            await tx.rollback()
+    assert {t: await rows_by_workspace(owner, t, b.id) for t in tables} == before
+    assert (
+        await owner.fetch("SELECT id, label FROM records WHERE workspace_id = $1", b.id) == labels
+    )
+
+
+async def test_moving_a_row_into_another_workspace_is_refused(pool, two):
+    a, b = two
+    with pytest.raises(asyncpg.InsufficientPrivilegeError, match="row-level security"):
+        async with pool.acquire() as conn, conn.transaction():
+            await conn.execute("SELECT app_begin_workspace($1)", a.id)
+            await conn.execute("UPDATE record_changes SET workspace_id = $1", b.id)
+
+
+@pytest.mark.parametrize("outcome", ["commit", "rollback"])
+async def test_the_workspace_setting_does_not_outlive_its_transaction(pool, ws, outcome):
+    async with pool.acquire() as conn:
+        login = await conn.fetchval("SELECT current_user")
+        assert login != APP_ROLE
+        try:
+            async with conn.transaction():
+                await conn.execute("SELECT app_begin_workspace($1)", ws.id)
+                assert await conn.fetchval("SELECT current_user") == APP_ROLE
+                assert await conn.fetchval("SELECT app_workspace_id()") == ws.id
+                if outcome == "rollback":
+                    raise RuntimeError("roll back")
+        except RuntimeError:
+            pass
+        assert await conn.fetchval("SELECT current_user") == login
+        assert await conn.fetchval("SELECT current_setting('app.workspace_id', true)") in (None, "")
+        assert await conn.fetchval("SELECT app_workspace_id()") is None
+        # The next transaction on this connection, as the app role, sees no workspace at all.
+        async with conn.transaction():
+            await conn.execute("SELECT set_config('role', $1, true)", APP_ROLE)
+            assert await conn.fetchval("SELECT count(*) FROM records") == 0
+            assert await conn.fetchval("SELECT count(*) FROM members") == 0
+
+
+async def test_a_request_leaves_nothing_on_its_pooled_connection(dsn, settings, ws, ws2):
+    """With a pool of one connection, requests of two workspaces take turns on the same
+    connection; each sees only its own, and the connection ends with no role nor workspace."""
+    pool = await create_pool(dsn, min_size=1, max_size=1)
+    try:
+        await load_records(pool, ws.tokens["admin"], [{"object": "companies", "label": "Mine"}])
+        await load_records(pool, ws2.tokens["admin"], [{"object": "companies", "label": "Theirs"}])
+        app = create_app(settings, pool=pool)
+        transport = httpx.ASGITransport(app=app)
+        query = '{ me { workspace { name } } records(object: "companies") { nodes { label } } }'
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            for token, name, label in (
+                (ws.tokens["admin"], "Acmecorp", "Mine"),
+                (ws2.tokens["admin"], "Rival", "Theirs"),
+                (ws.tokens["viewer"], "Acmecorp", "Mine"),
+            ):
+                body = (await gql(client, token, query)).json()
+                assert body["data"]["me"]["workspace"]["name"] == name
+                assert body["data"]["records"]["nodes"] == [{"label": label}]
+            # A refused token on the same connection leaves nothing either.
+            assert (await gql(client, "smk_" + "x" * 43, "{ me { name } }")).status_code == 401
+        async with pool.acquire() as conn:
+            assert await conn.fetchval("SELECT current_user") != APP_ROLE
+            assert await conn.fetchval("SELECT app_workspace_id()") is None
+            assert await conn.fetchval("SELECT current_setting('app.token_hash', true)") in (
+                None,
+                "",
+            )
+    finally:
+        await pool.close()
+
+
+# --- GraphQL --------------------------------------------------------------------------------
+
+
+LIST = '{ records(object: "%s") { nodes { id label } } }'
+ONE = "query($id: ID!) { record(id: $id) { label } }"
+
+
+async def test_records_list_only_the_callers_workspace(client, two):
+    a, b = two
+    for object_slug, expected in (
+        ("companies", ["A Acme"]),
+        ("contacts", ["A Claire"]),
+        ("deals", ["A Secret deal"]),
+    ):
+        nodes = (await gql(client, a.tokens["member"], LIST % object_slug)).json()["data"][
+            "records"
+        ]["nodes"]
+        assert [n["label"] for n in nodes] == expected
+    nodes = (await gql(client, b.tokens["admin"], LIST % "companies")).json()["data"]["records"][
+        "nodes"
+    ]
+    assert [n["label"] for n in nodes] == ["B Acme"]
+
+
+async def b_ids(client: httpx.AsyncClient, b: Workspace) -> dict[str, str]:
+    body = (await gql(client, b.tokens["admin"], LIST % "companies")).json()
+    return {n["label"]: n["id"] for n in body["data"]["records"]["nodes"]}
+
+
+def local_id(global_id: str) -> UUID:
+    import base64
+
+    raw = base64.urlsafe_b64decode(global_id + "=" * (-len(global_id) % 4)).decode()
+    return UUID(hex=raw.split(":")[2])
+
+
+async def assert_not_found(response: httpx.Response) -> None:
+    body = response.json()
+    assert response.status_code == 200
+    assert codes(response) == ["NOT_FOUND"]
+    assert body["data"] == {"record": None}
+    assert "Acme" not in response.text
+
+
+async def test_record_of_another_workspace_is_not_found(client, two):
+    a, b = two
+    theirs = (await b_ids(client, b))["B Acme"]
+    # B's own token reads it: the id is good.
+    body = (await gql(client, b.tokens["admin"], ONE, {"id": theirs})).json()
+    assert body["data"]["record"] == {"label": "B Acme"}
+    await assert_not_found(await gql(client, a.tokens["admin"], ONE, {"id": theirs}))
+
+
+async def test_forged_id_naming_another_workspaces_record_is_not_found(client, two):
+    a, b = two
+    theirs = (await b_ids(client, b))["B Acme"]
+    forged = a.gid(local_id(theirs))
+    assert forged != theirs
+    missing = a.gid(uuid.uuid4())
+    response = await gql(client, a.tokens["admin"], ONE, {"id": forged})
+    await assert_not_found(response)
+    # Indistinguishable from an id that names nothing at all.
+    absent = await gql(client, a.tokens["admin"], ONE, {"id": missing})
+    assert response.json() == absent.json()
+
+
+async def test_related_to_another_workspaces_record(client, two):
+    a, b = two
+    theirs = (await b_ids(client, b))["B Acme"]
+    query = (
+        'query($id: ID!) { records(object: "contacts", filter: {relatedTo: $id}) '
+        "{ nodes { label } } }"
+    )
+    ok = (await gql(client, b.tokens["admin"], query, {"id": theirs})).json()
+    assert ok["data"]["records"]["nodes"] == [{"label": "B Claire"}]
+    response = await gql(client, a.tokens["admin"], query, {"id": theirs})
+    assert codes(response) == ["NOT_FOUND"]
+    assert "Claire" not in response.text
+    # The same uuid under A's workspace names nothing A can see.
+    forged = await gql(client, a.tokens["admin"], query, {"id": a.gid(local_id(theirs))})
+    assert forged.json() == {"data": {"records": {"nodes": []}}}
+
+
+async def test_objects_list_only_the_callers_workspace(pool, client, two):
+    a, b = two
+    async with pool.acquire() as conn, conn.transaction():
+        await begin_workspace(conn, b.id)
+        rivals = await create_object(conn, "rival_only", "Rival thing", "Rival things", [])
+        await grant_standard_roles(conn, b.roles, rivals)
+    query = "{ objects { slug } }"
+    mine = {
+        o["slug"] for o in (await gql(client, a.tokens["admin"], query)).json()["data"]["objects"]
+    }
+    theirs = {
+        o["slug"] for o in (await gql(client, b.tokens["admin"], query)).json()["data"]["objects"]
+    }
+    assert "rival_only" in theirs
+    assert "rival_only" not in mine
+    assert mine == theirs - {"rival_only"}
+    empty = (await gql(client, a.tokens["admin"], LIST % "rival_only")).json()
+    assert empty == {"data": {"records": {"nodes": []}}}
+
+
+async def test_bulk_writes_cannot_reach_another_workspace(client, owner, two):
+    a, b = two
+    theirs = (await b_ids(client, b))["B Acme"]
+    before = await owner.fetch(
+        "SELECT id, label, workspace_id FROM records WHERE workspace_id = $1 ORDER BY id", b.id
+    )
+
+    async def post(lines: list[dict[str, object]]) -> httpx.Response:
+        return await client.post(
+            "/v1/records",
+            json={"records": lines},
+            headers={"authorization": f"Bearer {a.tokens['admin']}"},
+        )
+
+    # Update B's record by its id, by a forged id, or point a relation at it: all refused.
+    for line in (
+        {"object": "companies", "id": theirs, "label": "pwned"},
+        {"object": "companies", "id": a.gid(local_id(theirs)), "label": "pwned"},
+        {"object": "contacts", "label": "Spy", "relations": {"company": {"id": theirs}}},
+        {
+            "object": "contacts",
+            "label": "Spy",
+            "relations": {"company": {"id": a.gid(local_id(theirs))}},
+        },
+    ):
+        response = await post([line])
+        assert response.status_code in (400, 404), line
+        assert response.json()["error"]["problems"][0]["line"] == 1
+    # The same external id in A names A's record, never B's.
+    response = await post([{"object": "companies", "external_id": "acme", "label": "A renamed"}])
+    assert response.status_code == 200
+    assert response.json()["updated"] == 1
+    after = await owner.fetch(
+        "SELECT id, label, workspace_id FROM records WHERE workspace_id = $1 ORDER BY id", b.id
+    )
+    assert after == before
+    assert (
+        await owner.fetchval(
+            "SELECT count(*) FROM records WHERE workspace_id = $1 AND label = 'A renamed'", a.id
+        )
+        == 1
+    )
+
+
+async def test_concurrent_requests_of_two_workspaces_stay_apart(client, two):
+    a, b = two
+    query = '{ me { workspace { name } } records(object: "companies") { nodes { label } } }'
+    calls = [(a, "Acmecorp", "A Acme"), (b, "Rival", "B Acme")] * 6
+    responses = await asyncio.gather(*(gql(client, w.tokens["admin"], query) for w, _, _ in calls))
+    for (_, name, label), response in zip(calls, responses, strict=True):
+        data = response.json()["data"]
+        assert data["me"]["workspace"]["name"] == name
+        assert data["records"]["nodes"] == [{"label": label}]
+
+
+async def test_the_login_role_holds_nothing_until_a_request_begins(owner, api_pool, ws):
+    role = await owner.fetchrow(
+        "SELECT rolcanlogin, rolinherit, rolsuper, rolbypassrls FROM pg_roles"
+        " WHERE rolname = 'skillmem_api'"
+    )
+    assert dict(role) == {
+        "rolcanlogin": True,
+        "rolinherit": False,
+        "rolsuper": False,
+        "rolbypassrls": False,
+    }
+    assert (
+        await owner.fetchval("SELECT count(*) FROM pg_tables WHERE tableowner = 'skillmem_api'")
+        == 0
+    )
+    async with api_pool.acquire() as conn:
+        assert await conn.fetchval("SELECT current_user") == "skillmem_api"
+        with pytest.raises(asyncpg.InsufficientPrivilegeError):
+            await conn.fetchval("SELECT count(*) FROM records")
+        async with conn.transaction():
+            row = await conn.fetchrow(
+                "SELECT * FROM app_begin_request($1)", token_hash(ws.tokens["member"])
+            )
+            assert row["workspace_id"] == ws.id
+            assert await conn.fetchval("SELECT current_user") == "skillmem_app"
+            assert await conn.fetchval("SELECT count(*) FROM members") == 4
+        assert await conn.fetchval("SELECT current_user") == "skillmem_api"
+
+
+IMMUTABLE_TABLES = (
+    "skill_versions",
+    "skill_files",
+    "skill_blobs",
+    "memory_versions",
+    "turn_snapshots",
+    "turn_cards",
+)
+UNDELETABLE_TABLES = ("memory_pages",)
+
+
+async def test_memory_pages_are_never_deleted_by_the_application(pool, owner, two):
+    a, _ = two
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("SELECT app_begin_workspace($1)", a.id)
+        with pytest.raises(asyncpg.InsufficientPrivilegeError):
+            await conn.execute("DELETE FROM memory_pages")
+    assert await rows_by_workspace(owner, "memory_pages", a.id) > 0
+
+
+@pytest.mark.parametrize("table", IMMUTABLE_TABLES)
+async def test_versions_files_and_contents_cannot_be_changed(pool, owner, two, table):
+    a, _ = two
+    async with pool.acquire() as conn:
+        for statement in (
+            f'UPDATE "{table}" SET workspace_id = workspace_id',  # noqa: S608
+            f'DELETE FROM "{table}"',  # noqa: S608
+        ):
+            async with conn.transaction():
+                await conn.execute("SELECT app_begin_workspace($1)", a.id)
+                with pytest.raises(asyncpg.InsufficientPrivilegeError):
+                    await conn.execute(statement)
+    assert await rows_by_workspace(owner, table, a.id) > 0

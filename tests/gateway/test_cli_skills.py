@@ -1,0 +1,204 @@
+"""`skillmem skills push DIR` and `skillmem skills pull DIR [NAME ...]` against the real server
+(`skillmem serve --demo` in a subprocess, on a fresh database of the session server)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import stat
+import subprocess
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from resolvers.skills.folder import SkillDraft, render_skill_md
+from tests.gateway.test_cli import CHECKOUT, Server, command, environment
+
+# The whole module (server start included) stays within this many seconds.
+BUDGET_SECONDS = 40.0
+RUN_TIMEOUT = 20.0
+
+
+@pytest.fixture(scope="module")
+async def served(new_database) -> AsyncIterator[tuple[str, str, str]]:  # type: ignore[no-untyped-def]
+    """The server's URL, the demo token and the database's DSN."""
+    started = time.monotonic()
+    dsn = await new_database()
+    server = Server(dsn)
+    try:
+        token = await asyncio.to_thread(server.wait_for_token, 30)
+        async with httpx.AsyncClient(timeout=10) as client:
+            await server.wait_until_serving(client)
+        yield server.url, token, dsn
+    finally:
+        server.stop()
+    elapsed = time.monotonic() - started
+    assert elapsed < BUDGET_SECONDS, f"the module took {elapsed:.1f} s"
+
+
+async def skills(
+    served: tuple[str, str, str], *args: str, token: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    url, demo_token, dsn = served
+    return await asyncio.to_thread(
+        subprocess.run,
+        [*command(), "skills", *args, "--url", url, "--token", token or demo_token],
+        env=environment(dsn),
+        cwd=CHECKOUT,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+    )
+
+
+def write(root: Path, folder: str, files: dict[str, tuple[bytes, int]]) -> None:
+    for path, (content, mode) in files.items():
+        target = root / folder / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)
+        target.chmod(mode)
+
+
+def tree(root: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file under ``root``: its bytes and permission bits, by relative path."""
+    found = {}
+    for dirpath, _, filenames in os.walk(root):
+        for filename in filenames:
+            path = Path(dirpath) / filename
+            relative = path.relative_to(root).as_posix()
+            found[relative] = (path.read_bytes(), stat.S_IMODE(path.stat().st_mode))
+    return found
+
+
+def skill_md(name: str, description: str, **extra: object) -> bytes:
+    """SKILL.md as an export writes it, so that a pull gives back the very bytes pushed."""
+    body = f"## Overview\n\n{name}.\n\n## Instructions\n\n1. Run scripts/run.sh.\n"
+    return render_skill_md(SkillDraft(name, description, body, dict(extra))).encode()
+
+
+FOLDERS = {
+    "cli-runner": {
+        "SKILL.md": (skill_md("cli-runner", "Run the nightly job.", license="MIT"), 0o644),
+        "scripts/run.sh": (b"#!/bin/sh\necho nightly\n", 0o755),
+        "assets/data.bin": (random.Random(7).randbytes(30_000), 0o644),
+        "a/b/c/d/e/deep.md": (b"deep\n", 0o644),
+    },
+    "cli-runner-report": {
+        "SKILL.md": (
+            skill_md(
+                "cli-runner-report",
+                "Report on the nightly job.",
+                metadata={"standards-parent": "cli-runner"},
+            ),
+            0o644,
+        ),
+        "scripts/report.py": (b"print('report')\n", 0o755),
+    },
+}
+
+
+async def test_push_then_pull_gives_the_same_files_bytes_and_modes(served, tmp_path):
+    source = tmp_path / "source"
+    for name, files in FOLDERS.items():
+        write(source, name, files)
+    (source / "not-a-skill").mkdir()  # a folder without SKILL.md is left out
+    (source / "not-a-skill" / "readme.txt").write_text("ignored")
+
+    pushed = await skills(served, "push", str(source))
+    assert pushed.returncode == 0, pushed.stderr
+    assert pushed.stdout.splitlines() == [
+        "create    cli-runner (version 1)",
+        "create    cli-runner-report (version 1)",
+    ]
+
+    target = tmp_path / "pulled"
+    pulled = await skills(served, "pull", str(target))
+    assert pulled.returncode == 0, pulled.stderr
+    assert f"wrote {target / 'cli-runner'}/" in pulled.stdout.splitlines()
+    # The demo's own skill comes too: every skill the caller may read.
+    assert sorted(p.name for p in target.iterdir()) == [
+        "cli-runner",
+        "cli-runner-report",
+        "invoice-followup",
+    ]
+    for name, files in FOLDERS.items():
+        assert tree(target / name) == files, name
+    assert tree(target / "invoice-followup")["scripts/days-late.sh"][1] == 0o755
+
+    again = await skills(served, "push", str(source))
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.splitlines() == [
+        "unchanged cli-runner (version 1)",
+        "unchanged cli-runner-report (version 1)",
+    ]
+
+
+async def test_pull_of_a_named_skill_replaces_only_that_folder(served, tmp_path):
+    source = tmp_path / "source"
+    write(source, "cli-single", {"SKILL.md": (skill_md("cli-single", "Just one."), 0o644)})
+    assert (await skills(served, "push", str(source))).returncode == 0
+
+    target = tmp_path / "pulled"
+    # An older copy of the skill folder is replaced whole; other folders are not touched.
+    stale = {"SKILL.md": (b"---\nname: cli-single\n---\nold\n", 0o644), "stale.txt": (b"x", 0o644)}
+    write(target, "cli-single", stale)
+    write(target, "untouched", {"keep.txt": (b"mine\n", 0o644)})
+    pulled = await skills(served, "pull", str(target), "cli-single")
+    assert pulled.returncode == 0, pulled.stderr
+    assert pulled.stdout.strip() == f"wrote {target / 'cli-single'}/"
+    assert sorted(p.name for p in target.iterdir()) == ["cli-single", "untouched"]
+    assert tree(target / "cli-single") == {"SKILL.md": (skill_md("cli-single", "Just one."), 0o644)}
+    assert tree(target / "untouched") == {"keep.txt": (b"mine\n", 0o644)}
+
+    # A folder of that name that is no skill folder is left alone, and the pull fails.
+    elsewhere = tmp_path / "elsewhere"
+    write(elsewhere, "cli-single", {"notes.txt": (b"not a skill\n", 0o644)})
+    refused = await skills(served, "pull", str(elsewhere), "cli-single")
+    assert refused.returncode == 1
+    assert "is not a skill folder" in refused.stderr
+    assert tree(elsewhere) == {"cli-single/notes.txt": (b"not a skill\n", 0o644)}
+
+    missing = await skills(served, "pull", str(tmp_path / "none"), "no-such-skill")
+    assert missing.returncode == 1
+    assert "NOT_FOUND" in missing.stderr
+    assert not (tmp_path / "none").exists()
+
+
+async def test_push_of_an_invalid_folder_fails_with_every_problem(served, tmp_path):
+    source = tmp_path / "source"
+    write(source, "cli-fine", {"SKILL.md": (skill_md("cli-fine", "Fine on its own."), 0o644)})
+    write(
+        source,
+        "cli-broken",
+        {
+            "SKILL.md": (b"---\nname: cli-broken\ndescription: " + b"x" * 1025 + b"\n---\n", 0o644),
+            "a/b/c/d/e/f/deep.md": (b"six folders deep\n", 0o644),
+        },
+    )
+    refused = await skills(served, "push", str(source))
+    assert refused.returncode == 1, refused.stdout
+    assert refused.stdout == ""
+    assert "SCHEMA_VALIDATION_FAILED" in refused.stderr
+    assert '"cli-broken/description"' in refused.stderr
+    assert '"cli-broken/files/a/b/c/d/e/f/deep.md"' in refused.stderr
+    assert "Traceback" not in refused.stderr
+    # Nothing was written: the valid folder was not imported either.
+    pulled = await skills(served, "pull", str(tmp_path / "out"), "cli-fine")
+    assert pulled.returncode == 1 and "NOT_FOUND" in pulled.stderr
+
+
+async def test_a_bad_token_fails(served, tmp_path):
+    source = tmp_path / "source"
+    write(source, "cli-token", {"SKILL.md": (skill_md("cli-token", "Token check."), 0o644)})
+    bad = "smk_" + "A" * 43
+    pushed = await skills(served, "push", str(source), token=bad)
+    assert pushed.returncode == 1
+    assert "UNAUTHENTICATED" in pushed.stderr
+    pulled = await skills(served, "pull", str(tmp_path / "out"), token=bad)
+    assert pulled.returncode == 1
+    assert "UNAUTHENTICATED" in pulled.stderr
+    assert not (tmp_path / "out").exists()
