@@ -22,7 +22,7 @@ test: $(STAMP)
 check: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
-	$(BIN)/mypy resolvers db
+	$(BIN)/mypy gateway schema resolvers db
 	$(BIN)/skillmem schema --check
 
 fmt: $(STAMP)
