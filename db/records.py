@@ -228,9 +228,10 @@ async def insert_record(
     values: dict[str, Any],
     visibility: str,
     owner_member_id: UUID | None,
-) -> None:
-    """Create a record."""
-    await conn.execute(
+) -> bool:
+    """Create a record; False (nothing written) when its object already holds a record with
+    this external id, once any concurrent writer of it has committed."""
+    created = await conn.fetchval(
         Q["insert_record"],
         record_id,
         object_id,
@@ -240,6 +241,7 @@ async def insert_record(
         visibility,
         owner_member_id,
     )
+    return created is not None
 
 
 async def update_record(

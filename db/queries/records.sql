@@ -98,10 +98,12 @@ SELECT r.id, o.slug AS object, r.external_id, r.label, r."values", r.visibility,
     OR (o.slug, r.external_id) IN (SELECT * FROM unnest($2::text[], $3::text[]));
 
 -- name: insert_record
--- Create a record.
+-- Create a record, unless its object holds one with this external id (then nothing, no row).
 INSERT INTO records (workspace_id, id, object_id, external_id, label, "values", visibility,
                      owner_member_id)
-VALUES (app_workspace_id(), $1, $2, $3, $4, $5, $6, $7);
+VALUES (app_workspace_id(), $1, $2, $3, $4, $5, $6, $7)
+ON CONFLICT (workspace_id, object_id, external_id) DO NOTHING
+RETURNING id;
 
 -- name: update_record
 -- Replace a record's label, values, visibility and owner.
