@@ -155,19 +155,20 @@ async def records_page(
     readable: Sequence[UUID],
     person: UUID | None,
     *,
-    after_seq: int,
+    after: UUID | None,
     limit: int,
     label_contains: str | None = None,
     values_contain: dict[str, Any] | None = None,
     related_to: UUID | None = None,
 ) -> list[RecordRow]:
-    """Readable records of one object after ``after_seq``, with their readable relations."""
+    """Readable records of one object in creation order, after the record ``after`` (from
+    the start when None), with their readable relations."""
     rows = await conn.fetch(
         Q["records_page"],
         object_slug,
         readable,
         person,
-        after_seq,
+        after,
         limit,
         label_contains,
         values_contain,
