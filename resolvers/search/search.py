@@ -13,9 +13,10 @@ import asyncpg
 
 from db import search as search_db
 from db.search import SkillHit
-from resolvers.common import ids
+from resolvers.common import clock, ids
 from resolvers.common.errors import Problem, invalid
 from resolvers.common.principals import Principal
+from resolvers.skills.form import is_dormant
 from resolvers.skills.service import SKILL_DIRECTORIES
 from resolvers.turns.cards import cut
 
@@ -126,11 +127,14 @@ class RecalledMemory:
 @dataclass(frozen=True, slots=True)
 class RecalledSkill:
     name: str
+    # Empty for a dormant skill, listed by its name only (as the catalog lists it).
     trigger: str
     path: str
 
     @property
     def line(self) -> str:
+        if not self.trigger:
+            return f"- **{self.name}** → `{self.path}`"
         return f"- **{self.name}**: {self.trigger} → `{self.path}`"
 
 
@@ -214,10 +218,11 @@ async def recall(
         skill_rows = await search_db.search_skills(conn, terms, readable, person, limit)
     else:
         skill_rows = await search_db.recall_skills(conn, readable, person, limit)
+    today = clock.now()
     skills = [
         RecalledSkill(
             s.name,
-            trigger_of(s),
+            "" if is_dormant(s.use_count, s.updated_at, today) else trigger_of(s),
             SKILL_DIRECTORIES["harness"].format(name=s.name) + "SKILL.md",
         )
         for s in skill_rows
