@@ -15,6 +15,7 @@ from db import search as search_db
 from db.search import SkillHit
 from resolvers.common import clock, ids
 from resolvers.common.errors import Problem, invalid
+from resolvers.common.pages import DEFAULT_PAGE_SIZE
 from resolvers.common.principals import Principal
 from resolvers.skills.form import is_dormant
 from resolvers.skills.service import SKILL_DIRECTORIES
@@ -71,7 +72,11 @@ def _query_problems(q: str, objects: list[str], first: int, field: str = "q") ->
 
 
 async def search(
-    conn: asyncpg.Connection, principal: Principal, q: str, objects: list[str], first: int = 20
+    conn: asyncpg.Connection,
+    principal: Principal,
+    q: str,
+    objects: list[str],
+    first: int = DEFAULT_PAGE_SIZE,
 ) -> Results:
     """Memory pages (by souvenir text) and skills (name, description, body) matching ``q``,
     ranked, among what the caller may read."""

@@ -389,7 +389,9 @@ async def test_a_turn_acts_for_the_tokens_person(pool, client, ws):
 async def test_an_agent_reads_its_own_turns(pool, client, ws):
     async with pool.acquire() as conn, conn.transaction():
         await begin_workspace(conn, ws.id)
-        helper = await identity.insert_agent(conn, uuid.uuid4(), "Helper", ws.members["member"])
+        helper = await identity.insert_actor(
+            conn, "agent", uuid.uuid4(), "Helper", ws.members["member"]
+        )
     response = await turn(client, ws.tokens["agent"], "Hi", agentId=ws.gid(helper.id, "Agent"))
     assert codes(response) == ["FORBIDDEN"]
     scout = ws.gid(await agent_id(pool, ws), "Agent")
