@@ -94,17 +94,16 @@ def _related(item: Mapping[str, Any]) -> RecordRow:
     )
 
 
+# The columns a record row is made of, as every record query names them.
+_RECORD_COLUMNS = (
+    "id", "seq", "object", "label", "values", "visibility", "owner_member_id", "created_at",
+    "updated_at",
+)  # fmt: skip
+
+
 def _record(row: asyncpg.Record) -> RecordRow:
     return RecordRow(
-        id=row["id"],
-        seq=row["seq"],
-        object=row["object"],
-        label=row["label"],
-        values=row["values"],
-        visibility=row["visibility"],
-        owner_member_id=row["owner_member_id"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
+        **{column: row[column] for column in _RECORD_COLUMNS},
         relations=[(item["attribute"], _related(item)) for item in row["relations"]],
     )
 
