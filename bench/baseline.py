@@ -65,7 +65,7 @@ def page_data(workspace_id: UUID, rows: list[asyncpg.Record], first: int) -> dic
             if parent is not None
             else None
         )
-        edges.append({"cursor": encode_cursor(row["seq"]), "node": node})
+        edges.append({"cursor": encode_cursor(row["id"]), "node": node})
     return {"records": {"edges": edges}}
 
 
@@ -86,7 +86,7 @@ async def records(request: Request) -> Response:
             body["object"],
             principal["readable"],
             principal["member_id"],
-            0,
+            None,
             first + 1,
             None,
             None,

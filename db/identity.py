@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
 from uuid import UUID
 
 import asyncpg
@@ -156,11 +157,15 @@ def _actor(row: asyncpg.Record | None) -> ActorRow | None:
     return ActorRow(row["id"], row["name"], row["created_at"]) if row else None
 
 
-async def insert_agent(
-    conn: asyncpg.Connection, agent_id: UUID, name: str, owner_member_id: UUID
+ActorKind = Literal["agent", "routine", "api_key", "mcp_client"]
+
+
+async def insert_actor(
+    conn: asyncpg.Connection, kind: ActorKind, actor_id: UUID, name: str, holder_id: UUID
 ) -> ActorRow:
-    """Add an agent."""
-    row = _actor(await conn.fetchrow(Q["insert_agent"], agent_id, name, owner_member_id))
+    """Add an agent or a routine (``holder_id``: its owning member), an API key (its role) or an
+    MCP client (its member)."""
+    row = _actor(await conn.fetchrow(Q[f"insert_{kind}"], actor_id, name, holder_id))
     assert row is not None
     return row
 
@@ -170,36 +175,9 @@ async def agent_by_name(conn: asyncpg.Connection, name: str) -> ActorRow | None:
     return _actor(await conn.fetchrow(Q["agent_by_name"], name))
 
 
-async def insert_routine(
-    conn: asyncpg.Connection, routine_id: UUID, name: str, owner_member_id: UUID
-) -> ActorRow:
-    """Add a routine."""
-    row = _actor(await conn.fetchrow(Q["insert_routine"], routine_id, name, owner_member_id))
-    assert row is not None
-    return row
-
-
-async def insert_api_key(
-    conn: asyncpg.Connection, key_id: UUID, name: str, role_id: UUID
-) -> ActorRow:
-    """Add an API key."""
-    row = _actor(await conn.fetchrow(Q["insert_api_key"], key_id, name, role_id))
-    assert row is not None
-    return row
-
-
 async def api_key_by_name(conn: asyncpg.Connection, name: str) -> ActorRow | None:
     """The API key called ``name``."""
     return _actor(await conn.fetchrow(Q["api_key_by_name"], name))
-
-
-async def insert_mcp_client(
-    conn: asyncpg.Connection, client_id: UUID, name: str, member_id: UUID
-) -> ActorRow:
-    """Add an MCP client."""
-    row = _actor(await conn.fetchrow(Q["insert_mcp_client"], client_id, name, member_id))
-    assert row is not None
-    return row
 
 
 async def insert_token(

@@ -94,17 +94,16 @@ def _related(item: Mapping[str, Any]) -> RecordRow:
     )
 
 
+# The columns a record row is made of, as every record query names them.
+_RECORD_COLUMNS = (
+    "id", "seq", "object", "label", "values", "visibility", "owner_member_id", "created_at",
+    "updated_at",
+)  # fmt: skip
+
+
 def _record(row: asyncpg.Record) -> RecordRow:
     return RecordRow(
-        id=row["id"],
-        seq=row["seq"],
-        object=row["object"],
-        label=row["label"],
-        values=row["values"],
-        visibility=row["visibility"],
-        owner_member_id=row["owner_member_id"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
+        **{column: row[column] for column in _RECORD_COLUMNS},
         relations=[(item["attribute"], _related(item)) for item in row["relations"]],
     )
 
@@ -155,19 +154,20 @@ async def records_page(
     readable: Sequence[UUID],
     person: UUID | None,
     *,
-    after_seq: int,
+    after: UUID | None,
     limit: int,
     label_contains: str | None = None,
     values_contain: dict[str, Any] | None = None,
     related_to: UUID | None = None,
 ) -> list[RecordRow]:
-    """Readable records of one object after ``after_seq``, with their readable relations."""
+    """Readable records of one object in creation order, after the record ``after`` (from
+    the start when None), with their readable relations."""
     rows = await conn.fetch(
         Q["records_page"],
         object_slug,
         readable,
         person,
-        after_seq,
+        after,
         limit,
         label_contains,
         values_contain,
@@ -228,9 +228,10 @@ async def insert_record(
     values: dict[str, Any],
     visibility: str,
     owner_member_id: UUID | None,
-) -> None:
-    """Create a record."""
-    await conn.execute(
+) -> bool:
+    """Create a record; False (nothing written) when its object already holds a record with
+    this external id, once any concurrent writer of it has committed."""
+    created = await conn.fetchval(
         Q["insert_record"],
         record_id,
         object_id,
@@ -240,6 +241,7 @@ async def insert_record(
         visibility,
         owner_member_id,
     )
+    return created is not None
 
 
 async def update_record(

@@ -24,10 +24,10 @@ class StoredTurn:
 
 
 async def turn_stored(
-    conn: asyncpg.Connection, message_id: str | None, conversation_id: str | None
+    conn: asyncpg.Connection, person: UUID, message_id: str | None, conversation_id: str | None
 ) -> StoredTurn:
-    """What was stored for a message and a conversation."""
-    row = await conn.fetchrow(Q["turn_stored"], message_id, conversation_id)
+    """What ``person`` stored for a message and a conversation (the ids are each person's)."""
+    row = await conn.fetchrow(Q["turn_stored"], message_id, conversation_id, person)
     assert row is not None  # one row, always
     return StoredTurn(row["turn"], row["snapshot"])
 

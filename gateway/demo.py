@@ -210,10 +210,12 @@ async def _load(conn: asyncpg.Connection) -> None:
             await identity.insert_member(conn, uuid4(), name, email, workspace.roles[role])
         ).id
     alice = members[DEMO_MEMBER_EMAIL]
-    scout = await identity.insert_agent(conn, uuid4(), "Scout", alice)
-    await identity.insert_routine(conn, uuid4(), "Weekly digest", alice)
-    await identity.insert_api_key(conn, uuid4(), "partner-sync", integration)
-    await identity.insert_mcp_client(conn, uuid4(), "Claude Desktop", members["bob@demo.example"])
+    scout = await identity.insert_actor(conn, "agent", uuid4(), "Scout", alice)
+    await identity.insert_actor(conn, "routine", uuid4(), "Weekly digest", alice)
+    await identity.insert_actor(conn, "api_key", uuid4(), "partner-sync", integration)
+    await identity.insert_actor(
+        conn, "mcp_client", uuid4(), "Claude Desktop", members["bob@demo.example"]
+    )
     # The records go in through the same path as a partner's, as Alice.
     loader = await issue_token(conn, "member", member_id=alice, purpose="demo")
     principal = await principal_for_token(conn, loader)

@@ -69,13 +69,15 @@ async def make_workspace(pool: asyncpg.Pool, name: str = "Test") -> Workspace:
         ws = Workspace(new.workspace_id, name, roles, objects, members)
         for who, member_id in members.items():
             ws.tokens[who] = await issue_token(conn, "member", member_id=member_id, purpose="test")
-        agent = await identity.insert_agent(conn, uuid4(), "Scout", members["admin"])
+        agent = await identity.insert_actor(conn, "agent", uuid4(), "Scout", members["admin"])
         ws.tokens["agent"] = await issue_token(
             conn, "agent", member_id=members["member"], agent_id=agent.id, purpose="test"
         )
-        key = await identity.insert_api_key(conn, uuid4(), "sync", roles["integration"])
+        key = await identity.insert_actor(conn, "api_key", uuid4(), "sync", roles["integration"])
         ws.tokens["api_key"] = await issue_token(conn, "api_key", api_key_id=key.id, purpose="test")
-        client = await identity.insert_mcp_client(conn, uuid4(), "Desktop", members["member"])
+        client = await identity.insert_actor(
+            conn, "mcp_client", uuid4(), "Desktop", members["member"]
+        )
         ws.tokens["mcp_client"] = await issue_token(
             conn, "mcp_client", member_id=members["member"], mcp_client_id=client.id, purpose="test"
         )

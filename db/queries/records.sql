@@ -27,7 +27,9 @@ SELECT app_workspace_id(), $1, $2, $3, $4, t.id, $6, $7
   LEFT JOIN objects t ON t.slug = $5;
 
 -- name: records_page
--- Records of one object the caller may read, after a cursor, with their readable relations;
+-- Records of one object the caller may read, in creation order after the record $4 (a cursor
+-- names a record, never a sequence number other workspaces move; a record since deleted ends
+-- the list), with their readable relations;
 -- optionally only those whose label contains a text, whose values contain a JSON object, or
 -- that point to a record (one the caller may read: an unreadable one matches like a missing one).
 WITH page AS (
@@ -35,7 +37,9 @@ WITH page AS (
            r.updated_at
       FROM records r
      WHERE r.object_id = (SELECT o.id FROM objects o WHERE o.slug = $1)
-       AND r.seq > $4
+       AND r.seq > COALESCE((SELECT c.seq FROM records c
+                              WHERE c.workspace_id = app_workspace_id() AND c.id = $4),
+                             CASE WHEN $4::uuid IS NULL THEN 0 END)
        AND record_readable(r, $2, $3)
        AND ($6::text IS NULL OR strpos(lower(r.label), lower($6)) > 0)
        AND ($7::jsonb IS NULL OR r."values" @> $7)
@@ -98,10 +102,12 @@ SELECT r.id, o.slug AS object, r.external_id, r.label, r."values", r.visibility,
     OR (o.slug, r.external_id) IN (SELECT * FROM unnest($2::text[], $3::text[]));
 
 -- name: insert_record
--- Create a record.
+-- Create a record, unless its object holds one with this external id (then nothing, no row).
 INSERT INTO records (workspace_id, id, object_id, external_id, label, "values", visibility,
                      owner_member_id)
-VALUES (app_workspace_id(), $1, $2, $3, $4, $5, $6, $7);
+VALUES (app_workspace_id(), $1, $2, $3, $4, $5, $6, $7)
+ON CONFLICT (workspace_id, object_id, external_id) DO NOTHING
+RETURNING id;
 
 -- name: update_record
 -- Replace a record's label, values, visibility and owner.

@@ -1,13 +1,14 @@
 -- name: turn_stored
--- The stored cards of message $1 and the profiles snapshot of conversation $2, if any.
-SELECT (SELECT jsonb_build_object('person_id', c.person_id, 'cards', c.cards,
-                                  'budget', c.budget)
+-- The stored cards of person $3's message $1 and the profiles snapshot of their conversation
+-- $2, if any (message and conversation ids are each person's own).
+SELECT (SELECT jsonb_build_object('cards', c.cards, 'budget', c.budget)
           FROM turn_cards c
-         WHERE c.workspace_id = app_workspace_id() AND c.message_id = $1) AS turn,
-       (SELECT jsonb_build_object('person_id', s.person_id, 'agent_id', s.agent_id,
-                                  'profiles', s.profiles)
+         WHERE c.workspace_id = app_workspace_id() AND c.person_id = $3
+           AND c.message_id = $1) AS turn,
+       (SELECT jsonb_build_object('agent_id', s.agent_id, 'profiles', s.profiles)
           FROM turn_snapshots s
-         WHERE s.workspace_id = app_workspace_id() AND s.conversation_id = $2) AS snapshot;
+         WHERE s.workspace_id = app_workspace_id() AND s.person_id = $3
+           AND s.conversation_id = $2) AS snapshot;
 
 -- name: card_records
 -- The cards' data, in signal order: the records $1 (mentioned, then attached), then up to $5

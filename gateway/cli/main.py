@@ -135,7 +135,7 @@ async def token_create(args: argparse.Namespace, settings: Settings) -> int:
         else:
             client_id = uuid4()
             assert person is not None
-            await identity.insert_mcp_client(conn, client_id, args.mcp_client, person)
+            await identity.insert_actor(conn, "mcp_client", client_id, args.mcp_client, person)
             token = await issue_token(conn, "mcp_client", member_id=person, mcp_client_id=client_id)
     print(token)
     return 0

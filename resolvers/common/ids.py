@@ -41,24 +41,22 @@ def _words(type_name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", " ", type_name).lower()
 
 
-MAX_POSITION = 2**63 - 1
+def encode_cursor(key: UUID) -> str:
+    """An opaque cursor after a node of a list kept in creation order: it names the node itself
+    (a random id), never a position shared with other workspaces."""
+    return base64.urlsafe_b64encode(f"cursor:{key.hex}".encode()).decode().rstrip("=")
 
 
-def encode_cursor(position: int) -> str:
-    """An opaque cursor for a position in a list."""
-    return base64.urlsafe_b64encode(f"cursor:{position}".encode()).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str, field: str = "after") -> int:
-    """The position behind a cursor; a malformed cursor is a validation error."""
+def decode_cursor(cursor: str, field: str = "after") -> UUID:
+    """The node behind a cursor; a malformed cursor is a validation error."""
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
-        tag, position = base64.urlsafe_b64decode(padded.encode()).decode().split(":")
-        value = int(position)
+        tag, key = base64.urlsafe_b64decode(padded.encode()).decode().split(":")
+        value = UUID(hex=key)
     except (ValueError, binascii.Error, UnicodeError):
         raise invalid([Problem("not a valid cursor", field=field)]) from None
-    # A position is a bigint in the database: anything past it is no cursor of ours.
-    if tag != "cursor" or not 0 <= value <= MAX_POSITION:
+    # One spelling per cursor, as for global ids.
+    if tag != "cursor" or encode_cursor(value) != cursor:
         raise invalid([Problem("not a valid cursor", field=field)])
     return value
 

@@ -13,10 +13,9 @@ from db import records
 from db.records import RecordRow
 from resolvers.common import ids
 from resolvers.common.errors import Problem, invalid, not_found
+from resolvers.common.pages import check_page_size
 from resolvers.common.principals import Principal
 
-MAX_PAGE_SIZE = 100
-DEFAULT_PAGE_SIZE = 20
 MAX_CHANGES = 100
 MAX_LABEL_FILTER_CHARS = 200
 MAX_VALUE_FILTERS = 20
@@ -33,15 +32,6 @@ class RecordFilter:
 class RecordPage:
     records: list[RecordRow]
     has_next_page: bool
-
-
-def check_page_size(first: int | None, field: str = "first") -> int:
-    """The page size asked for, within 0..MAX_PAGE_SIZE."""
-    if first is None:
-        return DEFAULT_PAGE_SIZE
-    if not 0 <= first <= MAX_PAGE_SIZE:
-        raise invalid([Problem(f"must be between 0 and {MAX_PAGE_SIZE}", field=field)])
-    return first
 
 
 async def record(conn: asyncpg.Connection, principal: Principal, record_id: UUID) -> RecordRow:
@@ -65,7 +55,7 @@ async def record_page(
 ) -> RecordPage:
     """A page of the records of ``object_slug`` the caller may read (filtered in SQL)."""
     size = check_page_size(first)
-    after_seq = ids.decode_cursor(after) if after else 0
+    after_record = ids.decode_cursor(after) if after else None
     problems = []
     if where.label_contains is not None and len(where.label_contains) > MAX_LABEL_FILTER_CHARS:
         message = f"must be at most {MAX_LABEL_FILTER_CHARS} characters"
@@ -88,7 +78,7 @@ async def record_page(
         object_slug,
         principal.readable_objects,
         principal.person_id,
-        after_seq=after_seq,
+        after=after_record,
         limit=size + 1,
         label_contains=where.label_contains,
         values_contain=where.values_contain,

@@ -13,9 +13,11 @@ import asyncpg
 
 from db import search as search_db
 from db.search import SkillHit
-from resolvers.common import ids
+from resolvers.common import clock, ids
 from resolvers.common.errors import Problem, invalid
+from resolvers.common.pages import DEFAULT_PAGE_SIZE
 from resolvers.common.principals import Principal
+from resolvers.skills.form import is_dormant
 from resolvers.skills.service import SKILL_DIRECTORIES
 from resolvers.turns.cards import cut
 
@@ -70,7 +72,11 @@ def _query_problems(q: str, objects: list[str], first: int, field: str = "q") ->
 
 
 async def search(
-    conn: asyncpg.Connection, principal: Principal, q: str, objects: list[str], first: int = 20
+    conn: asyncpg.Connection,
+    principal: Principal,
+    q: str,
+    objects: list[str],
+    first: int = DEFAULT_PAGE_SIZE,
 ) -> Results:
     """Memory pages (by souvenir text) and skills (name, description, body) matching ``q``,
     ranked, among what the caller may read."""
@@ -126,11 +132,14 @@ class RecalledMemory:
 @dataclass(frozen=True, slots=True)
 class RecalledSkill:
     name: str
+    # Empty for a dormant skill, listed by its name only (as the catalog lists it).
     trigger: str
     path: str
 
     @property
     def line(self) -> str:
+        if not self.trigger:
+            return f"- **{self.name}** → `{self.path}`"
         return f"- **{self.name}**: {self.trigger} → `{self.path}`"
 
 
@@ -214,10 +223,11 @@ async def recall(
         skill_rows = await search_db.search_skills(conn, terms, readable, person, limit)
     else:
         skill_rows = await search_db.recall_skills(conn, readable, person, limit)
+    today = clock.now()
     skills = [
         RecalledSkill(
             s.name,
-            trigger_of(s),
+            "" if is_dormant(s.use_count, s.updated_at, today) else trigger_of(s),
             SKILL_DIRECTORIES["harness"].format(name=s.name) + "SKILL.md",
         )
         for s in skill_rows

@@ -8,7 +8,9 @@ only), the souvenirs shown to the reader (one batch), and storing the turn.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
+from itertools import islice
 from typing import Any
 from uuid import UUID
 
@@ -16,7 +18,7 @@ import asyncpg
 
 from db import memory, turns
 from db.memory import LineRow
-from db.turns import CardRow
+from db.turns import CardRow, ProfileRow
 from resolvers.common import clock, ids
 from resolvers.common.errors import Code, DomainError, Problem, invalid
 from resolvers.common.principals import Principal
@@ -84,12 +86,43 @@ def _input_problems(given: TurnInput) -> list[Problem]:
     return problems
 
 
-def _quiet_record(global_id: str, workspace_id: UUID) -> UUID | None:
-    """The record a mention names, or None for anything that names no record here."""
-    try:
-        return ids.decode(global_id, "Record", workspace_id)
-    except DomainError:
-        return None
+@dataclass(frozen=True, slots=True)
+class _Turn:
+    """Who a turn acts for and what it names: checked before anything is read."""
+
+    person: UUID
+    agent: UUID | None
+    # The records the message mentions (in order, at most MAX_MENTIONS), then the attached one.
+    wanted: list[UUID]
+    mentions: frozenset[UUID]
+
+
+def _turn(principal: Principal, given: TurnInput) -> _Turn:
+    """The checked turn, or every problem of its input."""
+    if problems := _input_problems(given):
+        raise invalid(problems)
+    workspace = principal.workspace_id
+    attached = None
+    if given.attached_record_id is not None:
+        attached = ids.decode(given.attached_record_id, "Record", workspace, "attachedRecordId")
+    person, agent = _who(principal, given)
+    mentions = _mentions(given.message, workspace)
+    wanted = mentions + ([attached] if attached is not None and attached not in mentions else [])
+    return _Turn(person, agent, wanted, frozenset(mentions))
+
+
+def _mentions(message: str, workspace: UUID) -> list[UUID]:
+    """The records a message mentions, each once, in order, the first MAX_MENTIONS that name a
+    record of the workspace."""
+    found: list[UUID] = []
+    for global_id in mentioned_ids(message):
+        try:
+            record = ids.decode(global_id, "Record", workspace)
+        except DomainError:
+            continue
+        if record not in found and len(found) < MAX_MENTIONS:
+            found.append(record)
+    return found
 
 
 def _who(principal: Principal, given: TurnInput) -> tuple[UUID, UUID | None]:
@@ -110,89 +143,123 @@ def _who(principal: Principal, given: TurnInput) -> tuple[UUID, UUID | None]:
     return person, agent
 
 
+async def _stored(conn: asyncpg.Connection, given: TurnInput, turn: _Turn) -> turns.StoredTurn:
+    """The replay check: what the person stored for this message and this conversation (ids
+    are each person's own); a conversation keeps the agent it began with."""
+    if given.message_id is None and given.conversation_id is None:
+        return turns.StoredTurn(None, None)
+    stored = await turns.turn_stored(conn, turn.person, given.message_id, given.conversation_id)
+    if stored.snapshot is not None:
+        kept_agent = stored.snapshot["agent_id"]
+        if (UUID(kept_agent) if kept_agent else None) != turn.agent:
+            raise DomainError(Code.FORBIDDEN, "This conversation is with another agent.")
+    return stored
+
+
+@dataclass(frozen=True, slots=True)
+class _Shown:
+    """The souvenirs of a turn as its reader sees them, batch by batch: each card's page, each
+    card's souvenirs on the person's profile, each profile."""
+
+    pages: list[list[LineRow]]
+    about: list[list[LineRow]]
+    profiles: list[list[LineRow]]
+
+
+async def _show(
+    conn: asyncpg.Connection,
+    rows: list[CardRow],
+    profile_rows: list[ProfileRow],
+    readable: Sequence[UUID],
+    person: UUID,
+) -> _Shown:
+    """Every souvenir of the turn shown to its reader in one statement, then handed back to
+    the batch it came from."""
+    batches = (
+        [r.page_lines for r in rows],
+        [r.profile_lines for r in rows],
+        [p.lines for p in profile_rows],
+    )
+    flat = [line for batch in batches for lines in batch for line in lines]
+    shown = iter(await memory.lines_shown(conn, flat, readable, person) if flat else [])
+    pages, about, profiles = (
+        [list(islice(shown, len(lines))) for lines in batch] for batch in batches
+    )
+    return _Shown(pages, about, profiles)
+
+
+async def _read(
+    conn: asyncpg.Connection, principal: Principal, turn: _Turn, stored: turns.StoredTurn
+) -> TurnContext:
+    """The turn as read now, or as stored: the cards of a message read before and the profiles
+    of a conversation begun before are replayed, the rest is read."""
+    readable, workspace = principal.readable_objects, principal.workspace_id
+    rows: list[CardRow] = []
+    if stored.turn is None:
+        rows = await turns.card_records(
+            conn, turn.wanted, readable, turn.person, PROFILE_RECORDS, CARD_VALUES, CARD_RELATED
+        )
+    profile_rows: list[ProfileRow] = []
+    if stored.snapshot is None:
+        profile_rows = await turns.profile_lines(conn, turn.person, turn.agent, readable)
+    shown = await _show(conn, rows, profile_rows, readable, turn.person)
+    if stored.snapshot is not None:
+        profiles = Profiles(**stored.snapshot["profiles"])
+    else:
+        profiles = _profiles(profile_rows, shown.profiles, workspace)
+    if stored.turn is not None:
+        cards = [card_from_json(c) for c in stored.turn["cards"]]
+        return TurnContext(profiles, cards, budget_from_json(stored.turn["budget"]), True)
+    made = [
+        _card(row, page, about, workspace, row.id in turn.mentions)
+        for row, page, about in zip(rows, shown.pages, shown.about, strict=True)
+    ]
+    kept, budget = fit(made, CARD_BUDGET_CHARS)
+    return TurnContext(profiles, kept, budget, False)
+
+
 async def turn_context(
     conn: asyncpg.Connection, principal: Principal, given: TurnInput
 ) -> TurnContext:
     """The turn's profiles, cards and budget; replayed as first written when its message (or,
-    for the profiles, its conversation) was read before."""
-    if problems := _input_problems(given):
-        raise invalid(problems)
-    workspace = principal.workspace_id
-    attached = None
-    if given.attached_record_id is not None:
-        attached = ids.decode(given.attached_record_id, "Record", workspace, "attachedRecordId")
-    person, agent = _who(principal, given)
-    stored = turns.StoredTurn(None, None)
-    if given.message_id is not None or given.conversation_id is not None:
-        stored = await turns.turn_stored(conn, given.message_id, given.conversation_id)
-    for earlier in (stored.turn, stored.snapshot):
-        if earlier is not None and UUID(earlier["person_id"]) != person:
-            raise DomainError(Code.FORBIDDEN, "This conversation is another person's.")
-    if stored.snapshot is not None:
-        kept_agent = stored.snapshot["agent_id"]
-        if (UUID(kept_agent) if kept_agent else None) != agent:
-            raise DomainError(Code.FORBIDDEN, "This conversation is with another agent.")
-    replayed = stored.turn is not None
-    mentions: list[UUID] = []
-    for found in [_quiet_record(g, workspace) for g in mentioned_ids(given.message)]:
-        if found is not None and found not in mentions and len(mentions) < MAX_MENTIONS:
-            mentions.append(found)
-    wanted = mentions + ([attached] if attached is not None and attached not in mentions else [])
-    readable = principal.readable_objects
-    rows = (
-        []
-        if replayed
-        else await turns.card_records(
-            conn, wanted, readable, person, PROFILE_RECORDS, CARD_VALUES, CARD_RELATED
-        )
+    for the profiles, its conversation) was read before by the same person."""
+    turn = _turn(principal, given)
+    stored = await _stored(conn, given, turn)
+    context = await _read(conn, principal, turn, stored)
+    new_turn = given.message_id is not None and stored.turn is None
+    new_snapshot = given.conversation_id is not None and stored.snapshot is None
+    if not (new_turn or new_snapshot):
+        return context
+    turn_kept, snapshot_kept = await turns.store_turn(
+        conn,
+        message_id=given.message_id if new_turn else None,
+        conversation_id=given.conversation_id,
+        person=turn.person,
+        cards=[card_json(c) for c in context.cards],
+        budget=asdict(context.budget),
+        at=clock.now(),
+        new_snapshot=new_snapshot,
+        agent=turn.agent,
+        profiles=asdict(context.profiles),
     )
-    profile_rows = (
-        await turns.profile_lines(conn, person, agent, readable) if stored.snapshot is None else []
-    )
-    # Every souvenir of the turn shown to its reader in one statement.
-    batches = [r.page_lines for r in rows] + [r.profile_lines for r in rows]
-    batches += [p.lines for p in profile_rows]
-    flat = [line for batch in batches for line in batch]
-    shown = await memory.lines_shown(conn, flat, readable, person) if flat else []
-    start = 0
-    sliced: list[list[LineRow]] = []
-    for batch in batches:
-        sliced.append(shown[start : start + len(batch)])
-        start += len(batch)
-    count = len(rows)
+    if (new_turn and not turn_kept) or (new_snapshot and not snapshot_kept):
+        # A concurrent first read of this message or conversation stored it first: what it
+        # stored is what every read answers.
+        again = await _stored(conn, given, turn)
+        return _as_stored(context, again, cards_too=new_turn and not turn_kept)
+    return context
+
+
+def _as_stored(context: TurnContext, stored: turns.StoredTurn, cards_too: bool) -> TurnContext:
+    """A turn read now, with what a concurrent first read stored in place of its own (the
+    profiles, and the cards when ``cards_too``)."""
+    profiles = context.profiles
     if stored.snapshot is not None:
         profiles = Profiles(**stored.snapshot["profiles"])
-    else:
-        profiles = _profiles(profile_rows, sliced[2 * count :], workspace)
-    if stored.turn is not None:
-        kept = [card_from_json(c) for c in stored.turn["cards"]]
-        budget = budget_from_json(stored.turn["budget"])
-    else:
-        cards = [
-            _card(row, sliced[i], sliced[count + i], workspace, row.id in mentions)
-            for i, row in enumerate(rows)
-        ]
-        kept, budget = fit(cards, CARD_BUDGET_CHARS)
-    new_turn = given.message_id is not None and not replayed
-    new_snapshot = given.conversation_id is not None and stored.snapshot is None
-    if new_turn or new_snapshot:
-        turn_kept, snapshot_kept = await turns.store_turn(
-            conn,
-            message_id=given.message_id if new_turn else None,
-            conversation_id=given.conversation_id,
-            person=person,
-            cards=[card_json(c) for c in kept],
-            budget=asdict(budget),
-            at=clock.now(),
-            new_snapshot=new_snapshot,
-            agent=agent,
-            profiles=asdict(profiles),
-        )
-        if (new_turn and not turn_kept) or (new_snapshot and not snapshot_kept):
-            # A concurrent first read of this message or conversation stored it first: what
-            # it stored is what every read answers.
-            return await turn_context(conn, principal, given)
-    return TurnContext(profiles, kept, budget, replayed)
+    if not cards_too or stored.turn is None:
+        return replace(context, profiles=profiles)
+    cards = [card_from_json(c) for c in stored.turn["cards"]]
+    return TurnContext(profiles, cards, budget_from_json(stored.turn["budget"]), True)
 
 
 def _card(
@@ -242,7 +309,7 @@ def _souvenir(line: LineRow, workspace: UUID) -> CardSouvenir:
     return CardSouvenir(line.key, line_text(line, workspace))
 
 
-def _profiles(rows: list[Any], lines: list[list[LineRow]], workspace: UUID) -> Profiles:
+def _profiles(rows: list[ProfileRow], lines: list[list[LineRow]], workspace: UUID) -> Profiles:
     texts: dict[str, str] = {}
     for row, shown in zip(rows, lines, strict=True):
         texts[row.about_kind] = render_content(line_text(line, workspace) for line in shown)

@@ -9,8 +9,8 @@ from strawberry.types import Info
 
 from resolvers.common import ids
 from resolvers.common.errors import Problem, invalid
+from resolvers.common.pages import DEFAULT_PAGE_SIZE, check_page_size
 from resolvers.memory import pages, proposals, settings
-from resolvers.records.read import check_page_size
 from schema.context import Context
 from schema.memory.types import (
     MemoryPage,
@@ -88,7 +88,7 @@ class MemoryQuery:
         self,
         info: Info[Context, None],
         page_id: strawberry.ID,
-        first: int | None = 20,
+        first: int | None = DEFAULT_PAGE_SIZE,
         before: int | None = None,
     ) -> list[MemoryVersion]:
         ctx = info.context
@@ -108,7 +108,7 @@ class MemoryQuery:
 
     @strawberry.field(description="The caller's proposals, newest first, with their status.")
     async def my_memory_proposals(
-        self, info: Info[Context, None], first: int | None = 20
+        self, info: Info[Context, None], first: int | None = DEFAULT_PAGE_SIZE
     ) -> list[MemoryProposal]:
         ctx = info.context
         rows = await proposals.my_proposals(ctx.conn, ctx.principal, check_page_size(first))

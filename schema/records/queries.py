@@ -7,6 +7,7 @@ from strawberry.types import Info
 
 from resolvers.common import ids
 from resolvers.common.errors import Problem, invalid
+from resolvers.common.pages import DEFAULT_PAGE_SIZE
 from resolvers.records import objects, read
 from schema.context import Context
 from schema.records.types import (
@@ -37,7 +38,7 @@ class RecordsQuery:
         self,
         info: Info[Context, None],
         object: str,
-        first: int | None = 20,
+        first: int | None = DEFAULT_PAGE_SIZE,
         after: str | None = None,
         filter: RecordFilter | None = None,
     ) -> RecordConnection:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import strawberry
 from strawberry.types import Info
 
+from resolvers.common.pages import DEFAULT_PAGE_SIZE
 from resolvers.search import search
 from schema.context import Context
 from schema.search.types import (
@@ -42,7 +43,7 @@ class SearchQuery:
         info: Info[Context, None],
         q: str,
         objects: list[SearchObject] | None = None,
-        first: int = 20,
+        first: int = DEFAULT_PAGE_SIZE,
     ) -> SearchResults:
         ctx = info.context
         wanted = [o.value for o in objects] if objects is not None else ["memory", "skill"]

@@ -7,7 +7,7 @@ from strawberry.types import Info
 
 from db.skills import SkillRow
 from resolvers.common import ids
-from resolvers.records.read import check_page_size
+from resolvers.common.pages import DEFAULT_PAGE_SIZE, check_page_size
 from resolvers.skills import service
 from schema.context import Context
 from schema.records.types import PageInfo
@@ -40,7 +40,7 @@ class SkillsQuery:
     async def skills(
         self,
         info: Info[Context, None],
-        first: int | None = 20,
+        first: int | None = DEFAULT_PAGE_SIZE,
         after: str | None = None,
         filter: SkillFilter | None = None,
     ) -> SkillConnection:

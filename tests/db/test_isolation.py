@@ -13,7 +13,7 @@ import asyncpg
 import httpx
 import pytest
 
-from db.identity import insert_routine
+from db.identity import insert_actor
 from db.pool import begin_workspace, create_pool
 from gateway.app import create_app
 from resolvers.common import ids
@@ -79,7 +79,7 @@ async def fill(pool: asyncpg.Pool, ws: Workspace, prefix: str) -> list[str]:
     preference and the workspace's settings."""
     async with pool.acquire() as conn, conn.transaction():
         await begin_workspace(conn, ws.id)
-        await insert_routine(conn, uuid.uuid4(), f"{prefix} nightly", ws.members["admin"])
+        await insert_actor(conn, "routine", uuid.uuid4(), f"{prefix} nightly", ws.members["admin"])
         admin = await principal_for_token(conn, ws.tokens["admin"])
         assert admin is not None
         await service.create_skill(

@@ -102,14 +102,14 @@ async def agent_named(pool: asyncpg.Pool, ws: Workspace, name: str) -> UUID:
 async def add_agent(pool: asyncpg.Pool, ws: Workspace, name: str, owner: str) -> UUID:
     async with pool.acquire() as conn, conn.transaction():
         await begin_workspace(conn, ws.id)
-        row = await identity.insert_agent(conn, uuid.uuid4(), name, ws.members[owner])
+        row = await identity.insert_actor(conn, "agent", uuid.uuid4(), name, ws.members[owner])
         return row.id
 
 
 async def add_routine(pool: asyncpg.Pool, ws: Workspace, name: str, owner: str) -> UUID:
     async with pool.acquire() as conn, conn.transaction():
         await begin_workspace(conn, ws.id)
-        row = await identity.insert_routine(conn, uuid.uuid4(), name, ws.members[owner])
+        row = await identity.insert_actor(conn, "routine", uuid.uuid4(), name, ws.members[owner])
         return row.id
 
 

@@ -130,6 +130,43 @@ async def test_page_size_out_of_range(client, ws, first):
     assert response.json()["data"] is None
 
 
+async def test_a_cursor_reveals_nothing_of_other_workspaces(client, pool, ws, ws2):
+    """A cursor names its record, not a sequence every workspace moves: what others write
+    between two records cannot be read from their cursors."""
+
+    async def last_cursor(workspace: Workspace, label: str) -> tuple[str, int]:
+        [gid] = await load_records(
+            pool, workspace.tokens["admin"], [{"object": "companies", "label": label}]
+        )
+        response = await gql(client, workspace.tokens["admin"], PAGE, {"first": 100})
+        cursor = response.json()["data"]["records"]["pageInfo"]["endCursor"]
+        async with pool.acquire() as conn:
+            seq = await conn.fetchval(
+                "SELECT seq FROM records WHERE id = $1",
+                uuid.UUID(hex=base64.urlsafe_b64decode(gid + "==").decode().split(":")[2]),
+            )
+        return cursor, seq
+
+    first, first_seq = await last_cursor(ws2, "Mine 1")
+    await load_records(
+        pool,
+        ws.tokens["admin"],
+        [{"object": "companies", "label": f"Theirs {n}"} for n in range(3)],
+    )
+    second, second_seq = await last_cursor(ws2, "Mine 2")
+    assert second_seq - first_seq == 4  # the shared sequence moved with the other workspace
+    for cursor, seq in ((first, first_seq), (second, second_seq)):
+        assert str(seq) not in base64.urlsafe_b64decode(cursor + "==").decode()
+    # Still a working cursor: after the first record comes the second, then nothing.
+    response = await gql(client, ws2.tokens["admin"], PAGE, {"first": 5, "after": first})
+    assert [e["node"]["label"] for e in response.json()["data"]["records"]["edges"]] == ["Mine 2"]
+    response = await gql(client, ws2.tokens["admin"], PAGE, {"first": 5, "after": second})
+    assert response.json()["data"]["records"]["edges"] == []
+    # Another workspace's cursor names no record here: nothing after it.
+    response = await gql(client, ws.tokens["admin"], PAGE, {"first": 5, "after": first})
+    assert response.json()["data"]["records"]["edges"] == []
+
+
 BAD_CURSORS = {
     "not base64": "not a cursor!",
     "base64 of text": b64(b"hello"),

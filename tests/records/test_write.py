@@ -3,6 +3,7 @@ the change log, relations, body forms, and all-or-nothing refusals listing every
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 from uuid import UUID
 
@@ -14,7 +15,8 @@ import pytest
 from resolvers.common import ids
 from resolvers.common.errors import Code, DomainError
 from resolvers.common.principals import principal_for_token
-from resolvers.records.write import MAX_LINES, parse_lines, write_records
+from resolvers.records.lines import MAX_LINES
+from resolvers.records.write import write_records
 from tests.factories import Workspace, gql, load_records
 
 ACME = {
@@ -438,6 +440,24 @@ async def test_a_memory_line_is_refused_as_a_system_entity(client, pool, ws):
     assert await footprint(pool, ws) == EMPTY
 
 
+async def test_concurrent_creates_of_one_external_id_create_once_then_update(client, pool, ws):
+    """Four requests at once creating the same new external id: one creates, the others update
+    it (each on its own connection, as the route runs them), none fails."""
+    for round_ in range(5):
+        external = f"race-{round_}"
+        lines = [
+            [{"object": "companies", "external_id": external, "label": f"Race {n}"}]
+            for n in range(4)
+        ]
+        answers = await asyncio.gather(*(post(client, ws.tokens["admin"], b) for b in lines))
+        assert [a.status_code for a in answers] == [200] * 4, [a.text for a in answers]
+        results = [a.json()["records"][0] for a in answers]
+        assert sorted(r["operation"] for r in results) == ["create", "update", "update", "update"]
+        assert len({r["id"] for r in results}) == 1
+        logged = await changes(pool, ws, results[0]["id"])
+        assert sorted(op for op, _ in logged) == ["create", "update", "update", "update"]
+
+
 @pytest.mark.parametrize("system_object", ["memory", "skill"])
 async def test_system_objects_cannot_be_written_even_alone(client, pool, ws, system_object):
     response = await post(client, ws.tokens["admin"], [{"object": system_object, "label": "X"}])
@@ -692,27 +712,3 @@ async def test_an_integer_beyond_64_bits_is_refused_not_a_crash(pool, ws):
             await write_records(conn, principal, [line])
     assert [(p.line, p.field) for p in refused.value.problems] == [(1, "values.employees")]
     assert await footprint(pool, ws) == EMPTY
-
-
-def test_parse_lines_numbers_lines_from_one():
-    good, problems = parse_lines([{"object": "a", "label": "A"}, {"object": 1}, {"label": "x"}])
-    assert [n for n, _ in good] == [1]
-    assert {(p.line, p.field) for p in problems} == {(2, "object"), (3, "object")}
-
-
-def test_parse_lines_refuses_too_many_lines_without_looking_at_them():
-    good, problems = parse_lines([{}] * (MAX_LINES + 1))
-    assert good == []
-    assert [(p.field, p.line) for p in problems] == [("records", None)]
-
-
-def test_a_relation_names_exactly_one_of_id_and_external_id():
-    _, problems = parse_lines(
-        [
-            {"object": "contacts", "relations": {"company": {}}},
-            {"object": "contacts", "relations": {"company": {"id": "a", "external_id": "b"}}},
-            {"object": "contacts", "relations": {"company": {"name": "Acme"}}},
-        ]
-    )
-    assert {p.line for p in problems} == {1, 2, 3}
-    assert all(p.field and p.field.startswith("relations.company") for p in problems)

@@ -16,6 +16,7 @@ uses, trash and reads go through GraphQL."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID, uuid4
 
@@ -25,8 +26,9 @@ import pytest
 
 from db import identity
 from db.pool import begin_workspace
-from resolvers.common import ids
+from resolvers.common import clock, ids
 from resolvers.common.principals import issue_token
+from resolvers.skills.form import DORMANT_AFTER_DAYS
 from tests.factories import Workspace, codes, gql, load_records, make_page
 
 SEARCH = """query($q: String!, $objects: [SearchObject!], $first: Int! = 20) {
@@ -869,6 +871,28 @@ async def many_skills(client: httpx.AsyncClient, ws: Workspace, count: int) -> N
 
 def item_count(found: dict[str, Any]) -> int:
     return len(found["memories"]) + len(found["skills"])
+
+
+async def test_recall_lists_a_dormant_skill_without_its_trigger_as_the_catalog_does(client, ws):
+    """A skill unused and unchanged for 21 days is dormant: recall names it and its path only,
+    like skillCatalog, never its trigger or description."""
+    token = ws.tokens["admin"]
+    await create_skill(client, token, "old-habit", "Quiet description", skill_body("Old trigger"))
+    await create_skill(client, token, "fresh-habit", "Fresh description", skill_body("New one"))
+    data(await gql(client, token, USE_SKILL, {"name": "fresh-habit"}))
+    later = datetime.now(UTC) + timedelta(days=DORMANT_AFTER_DAYS)
+    clock.set_clock(lambda: later)
+    try:
+        catalog = await recall(client, ws.tokens["agent"])
+        found = await recall(client, ws.tokens["agent"], query="habit")
+    finally:
+        clock.set_clock(None)
+    for recalled in (catalog, found):
+        skills = {s["name"]: s["trigger"] for s in recalled["skills"]}
+        assert skills == {"fresh-habit": "New one", "old-habit": ""}
+        assert "Old trigger" not in recalled["text"]
+        assert "Quiet description" not in recalled["text"]
+        assert f"- **old-habit** → `{HARNESS_PATH.format(name='old-habit')}`" in recalled["text"]
 
 
 async def test_recall_keeps_to_a_limit_and_max_chars_set_lower(client, pool, ws):

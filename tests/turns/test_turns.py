@@ -389,7 +389,9 @@ async def test_a_turn_acts_for_the_tokens_person(pool, client, ws):
 async def test_an_agent_reads_its_own_turns(pool, client, ws):
     async with pool.acquire() as conn, conn.transaction():
         await begin_workspace(conn, ws.id)
-        helper = await identity.insert_agent(conn, uuid.uuid4(), "Helper", ws.members["member"])
+        helper = await identity.insert_actor(
+            conn, "agent", uuid.uuid4(), "Helper", ws.members["member"]
+        )
     response = await turn(client, ws.tokens["agent"], "Hi", agentId=ws.gid(helper.id, "Agent"))
     assert codes(response) == ["FORBIDDEN"]
     scout = ws.gid(await agent_id(pool, ws), "Agent")
@@ -845,19 +847,27 @@ async def test_a_dropped_list_is_replayed_too(pool, client, ws):
     assert again["text"] == first["text"]
 
 
-async def test_another_persons_message_is_forbidden(pool, client, ws):
+async def test_message_ids_are_each_persons_own(pool, client, ws):
+    """Another member's message id is simply another message: nothing tells it exists, and
+    nobody takes it from its person."""
     acme = await company(pool, ws, "Acme")
     await record_page(pool, ws, acme, souvenir("Pays late"))
-    await ask(client, ws.tokens["member"], mention(acme, "Acme"), messageId="m1")
+    first = await ask(client, ws.tokens["member"], mention(acme, "Acme"), messageId="m1")
     for who in ("other", "admin", "viewer"):
         response = await turn(client, ws.tokens[who], "Hello", messageId="m1")
-        assert codes(response) == ["FORBIDDEN"]
+        found = context(response)
+        assert found["replayed"] is False
+        assert found["cards"] == []
         assert "Acme" not in response.text
         assert "Pays late" not in response.text
+        # Their own message, replayed to them as they first read it.
+        assert (await ask(client, ws.tokens[who], "", messageId="m1"))["replayed"] is True
     response = await turn(client, ws.tokens["api_key"], "Hello", messageId="m1")
     assert codes(response) == ["FORBIDDEN"]
-    # The message is still Member's.
-    assert (await ask(client, ws.tokens["member"], "", messageId="m1"))["replayed"] is True
+    # The message is still Member's, replayed as stored.
+    again = await ask(client, ws.tokens["member"], "", messageId="m1")
+    assert again["replayed"] is True
+    assert again["cards"] == first["cards"]
 
 
 async def test_message_ids_are_per_workspace(pool, client, ws, ws2):
@@ -948,14 +958,17 @@ async def test_the_profiles_are_kept_for_the_conversation(pool, client, ws):
     }
     new = await ask(client, ws.tokens["member"], mention(acme), conversationId="c2")
     assert new["profiles"] == {**after, "agent": None}
-    # The snapshot is the conversation's, with its person and its agent: neither another
-    # agent (even for the same person) nor another person reads it.
+    # The snapshot is the conversation's, with its person and its agent: another agent (even
+    # for the same person) does not read it; another person's "c1" is their own conversation.
     response = await turn(client, ws.tokens["agent"], "", conversationId="c1")
     assert codes(response) == ["FORBIDDEN"]
     assert "tea" not in response.text
     response = await turn(client, ws.tokens["other"], "Hello", conversationId="c1")
-    assert codes(response) == ["FORBIDDEN"]
+    assert context(response)["profiles"]["person"] is None
     assert "tea" not in response.text
+    assert (await ask(client, ws.tokens["member"], "", conversationId="c1"))["profiles"] == (
+        first["profiles"]
+    )
 
 
 async def test_a_turn_keeps_the_first_twenty_mentions_that_name_a_record(pool, client, ws):
