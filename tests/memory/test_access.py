@@ -17,10 +17,21 @@ import pytest
 
 from db import identity
 from db.pool import begin_workspace
-from resolvers.common import clock, ids
+from resolvers.common import clock
 from resolvers.common.errors import Code, DomainError
 from resolvers.common.principals import issue_token
-from tests.factories import Workspace, codes, gql, load_records, make_page, write_page
+from tests.factories import (
+    Workspace,
+    bearer,
+    codes,
+    data,
+    gql,
+    load_records,
+    local,
+    make_page,
+    post_records,
+    write_page,
+)
 
 PRINCIPALS = ("admin", "member", "viewer", "other", "agent", "api_key", "mcp_client")
 PEOPLE = ("admin", "member", "viewer", "other")
@@ -122,10 +133,6 @@ async def agent_token_for(pool: asyncpg.Pool, ws: Workspace, agent: UUID, person
         )
 
 
-def local(ws: Workspace, gid: str, type_name: str = "Record") -> UUID:
-    return ids.decode(gid, type_name, ws.id)
-
-
 async def company(pool: asyncpg.Pool, ws: Workspace, label: str = "Acme") -> str:
     """A workspace company made by the admin; its global id."""
     [made] = await load_records(pool, ws.tokens["admin"], [{"object": "companies", "label": label}])
@@ -213,16 +220,6 @@ def version_gid(ws: Workspace, snapshot: dict[str, Any], number: int) -> str:
 
 def today() -> str:
     return clock.now().date().isoformat()
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"authorization": f"Bearer {token}"}
-
-
-def data(response: httpx.Response) -> Any:
-    body = response.json()
-    assert "errors" not in body, body
-    return body["data"]
 
 
 # Who reads what ------------------------------------------------------------------------------
@@ -461,12 +458,6 @@ async def test_an_unreadable_pages_version_is_answered_like_a_missing_one(pool, 
 
 
 # No memory record through the record API -----------------------------------------------------
-
-
-async def post_records(
-    client: httpx.AsyncClient, token: str, lines: list[dict[str, Any]]
-) -> httpx.Response:
-    return await client.post("/v1/records", json={"records": lines}, headers=bearer(token))
 
 
 async def memory_records(pool: asyncpg.Pool, ws: Workspace) -> list[Any]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from uuid import UUID, uuid4
+from uuid import uuid4
 
 import asyncpg
 import httpx
@@ -27,7 +27,16 @@ from db import identity
 from db.pool import begin_workspace
 from resolvers.common import ids
 from resolvers.common.principals import issue_token
-from tests.factories import Workspace, codes, gql, load_records, make_page
+from tests.factories import (
+    Workspace,
+    bearer,
+    data,
+    gql,
+    load_records,
+    local,
+    make_page,
+    problems,
+)
 
 SEARCH = """query($q: String!, $objects: [SearchObject!], $first: Int! = 20) {
   search(q: $q, objects: $objects, first: $first) {
@@ -63,27 +72,6 @@ SKILLS_HEADING = "# Available skills (Read SKILL.md on use)"
 def souvenir(text: str, type_: str = "relation") -> str:
     """A souvenir's line in the stored grammar (no contexte: it would need a review date)."""
     return f"- {text} — Claire, 2026-10-02 [{type_}]"
-
-
-def local(ws: Workspace, gid: str, type_name: str = "Record") -> UUID:
-    return ids.decode(gid, type_name, ws.id)
-
-
-def data(response: httpx.Response) -> Any:
-    body = response.json()
-    assert "errors" not in body, body
-    return body["data"]
-
-
-def problems(response: httpx.Response) -> list[dict[str, Any]]:
-    """The problems of a response's single SCHEMA_VALIDATION_FAILED error."""
-    assert codes(response) == ["SCHEMA_VALIDATION_FAILED"], response.json()
-    found: list[dict[str, Any]] = response.json()["errors"][0]["extensions"]["problems"]
-    return found
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"authorization": f"Bearer {token}"}
 
 
 async def search(

@@ -24,7 +24,7 @@ from resolvers.common.principals import issue_token, principal_for_token
 from resolvers.records import trash
 from resolvers.records.workspaces import create_object, grant_standard_roles
 from resolvers.turns.cards import CARD_BUDGET_CHARS, MAX_MENTIONS
-from tests.factories import Workspace, codes, gql, load_records, make_page, write_page
+from tests.factories import Workspace, codes, gql, load_records, local, make_page, write_page
 
 CARD_FIELDS = (
     "recordId label object objectName signal values { attribute title value } "
@@ -73,10 +73,6 @@ async def ask(client: httpx.AsyncClient, token: str, message: str = "", **given:
 
 def mention(gid: str, label: str = "Rec") -> str:
     return f"@[{label}](record:{gid})"
-
-
-def local(ws: Workspace, gid: str) -> UUID:
-    return ids.decode(gid, "Record", ws.id)
 
 
 def souvenir(text: str, day: str = "2026-10-02", author: str = "Claire", source: str = "") -> str:
