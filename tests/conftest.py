@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import tempfile
 import uuid
+import zlib
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -151,3 +152,17 @@ async def counted(
     ) as client:
         yield client, statements
     await pool.close()
+
+
+@pytest.fixture(scope="module")
+def zeros_300mb() -> tuple[bytes, int, int]:
+    """A raw deflate stream of 300 MB of zeros (about 300 KB), its size and CRC: one fully
+    flushed 1 MB block repeated, which is a valid stream."""
+    mb = 1024 * 1024
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
+    block = compressor.compress(b"\0" * mb) + compressor.flush(zlib.Z_FULL_FLUSH)
+    stream = block * 300 + compressor.flush()
+    crc, chunk = 0, b"\0" * mb
+    for _ in range(300):
+        crc = zlib.crc32(chunk, crc)
+    return stream, 300 * mb, crc

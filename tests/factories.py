@@ -92,6 +92,33 @@ async def load_records(pool: asyncpg.Pool, token: str, lines: list[dict[str, Any
     return [r.id for r in results]
 
 
+async def company(pool: asyncpg.Pool, ws: Workspace, label: str = "Acme", **values: Any) -> str:
+    """A workspace company made by the admin; its global id."""
+    line: dict[str, Any] = {"object": "companies", "label": label}
+    if values:
+        line["values"] = values
+    [made] = await load_records(pool, ws.tokens["admin"], [line])
+    return made
+
+
+async def private_deal(
+    pool: asyncpg.Pool, ws: Workspace, owner: str, label: str, **more: Any
+) -> str:
+    """A deal private to ``owner``, shared with nobody; its global id."""
+    line = {"object": "deals", "label": label, "visibility": "private", **more}
+    [made] = await load_records(pool, ws.tokens[owner], [line])
+    return made
+
+
+async def agent_id(pool: asyncpg.Pool, ws: Workspace, name: str = "Scout") -> UUID:
+    """The local id of the workspace's agent called ``name``."""
+    async with pool.acquire() as conn, conn.transaction():
+        await begin_workspace(conn, ws.id)
+        found = await identity.agent_by_name(conn, name)
+    assert found is not None
+    return found.id
+
+
 async def object_rows(pool: asyncpg.Pool, token: str) -> list[records.ObjectRow]:
     async with pool.acquire() as conn, conn.transaction():
         assert await principal_for_token(conn, token) is not None

@@ -24,12 +24,14 @@ from tests.factories import (
     Workspace,
     bearer,
     codes,
+    company,
     data,
     gql,
     load_records,
     local,
     make_page,
     post_records,
+    private_deal,
     write_page,
 )
 
@@ -131,19 +133,6 @@ async def agent_token_for(pool: asyncpg.Pool, ws: Workspace, agent: UUID, person
         return await issue_token(
             conn, "agent", member_id=ws.members[person], agent_id=agent, purpose="test"
         )
-
-
-async def company(pool: asyncpg.Pool, ws: Workspace, label: str = "Acme") -> str:
-    """A workspace company made by the admin; its global id."""
-    [made] = await load_records(pool, ws.tokens["admin"], [{"object": "companies", "label": label}])
-    return made
-
-
-async def private_deal(pool: asyncpg.Pool, ws: Workspace, owner: str, label: str) -> str:
-    [made] = await load_records(
-        pool, ws.tokens[owner], [{"object": "deals", "label": label, "visibility": "private"}]
-    )
-    return made
 
 
 PAGES = (

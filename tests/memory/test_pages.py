@@ -14,7 +14,6 @@ from uuid import UUID
 
 import pytest
 
-from db import identity
 from db import records as db_records
 from db.pool import begin_workspace
 from resolvers.common import ids
@@ -22,7 +21,16 @@ from resolvers.common.errors import Code, DomainError
 from resolvers.common.principals import principal_for_token
 from resolvers.records.workspaces import create_object, grant_standard_roles
 from resolvers.skills import service
-from tests.factories import codes, data, gql, load_records, make_page, problems, write_page
+from tests.factories import (
+    agent_id,
+    codes,
+    data,
+    gql,
+    load_records,
+    make_page,
+    problems,
+    write_page,
+)
 
 TODAY = "2026-12-15"
 NOW = datetime(2026, 12, 15, 9, 30, tzinfo=UTC)
@@ -96,14 +104,6 @@ async def record(
         pool, ws.tokens["member"], [{"object": obj, "label": label, **extra}]
     )
     return gid, ids.decode(gid, "Record", ws.id)
-
-
-async def agent_id(pool, ws) -> UUID:
-    async with pool.acquire() as conn, conn.transaction():
-        await begin_workspace(conn, ws.id)
-        found = await identity.agent_by_name(conn, "Scout")
-    assert found is not None
-    return found.id
 
 
 async def read(client, ws, page_gid: str, who: str = "member") -> dict[str, Any]:

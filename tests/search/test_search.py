@@ -35,6 +35,7 @@ from tests.factories import (
     load_records,
     local,
     make_page,
+    private_deal,
     problems,
 )
 
@@ -105,13 +106,6 @@ async def records(
     """Workspace records made by ``owner``; their global ids."""
     lines = [{"object": object_, "label": label} for label in labels]
     return await load_records(pool, ws.tokens[owner], lines)
-
-
-async def private_deal(pool: asyncpg.Pool, ws: Workspace, owner: str, label: str) -> str:
-    [made] = await load_records(
-        pool, ws.tokens[owner], [{"object": "deals", "label": label, "visibility": "private"}]
-    )
-    return made
 
 
 async def record_page(

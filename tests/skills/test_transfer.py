@@ -15,7 +15,6 @@ import random
 import stat
 import tarfile
 import zipfile
-import zlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -714,18 +713,6 @@ async def test_a_bad_visibility_is_refused(client, pool, ws):
 
 
 # Hostile archives through the route -----------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def zeros_300mb() -> tuple[bytes, int, int]:
-    """A raw deflate stream of 300 MB of zeros (about 300 KB), its size and CRC."""
-    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
-    block = compressor.compress(b"\0" * MB) + compressor.flush(zlib.Z_FULL_FLUSH)
-    stream = block * 300 + compressor.flush()
-    crc, chunk = 0, b"\0" * MB
-    for _ in range(300):
-        crc = zlib.crc32(chunk, crc)
-    return stream, 300 * MB, crc
 
 
 def tar_with(*extra: tarfile.TarInfo) -> bytes:
