@@ -40,7 +40,7 @@ def _direct(field: StrawberryField, config: StrawberryConfig) -> Callable[..., A
         return lambda source, _info: read(source)
     resolver = field.base_resolver
     func = resolver.wrapped_func
-    if resolver.is_async:
+    if resolver.is_async or isinstance(func, (staticmethod, classmethod)):
         return None
     parameters = list(inspect.signature(func).parameters)
     if parameters[:1] != ["self"] or len(parameters) != len(field.arguments) + 1:

@@ -43,9 +43,7 @@ def format_error(
             found["locations"] = [
                 {"line": loc.line, "column": loc.column} for loc in error.locations
             ]
-        extensions = {k: v for k, v in (error.extensions or {}).items()}
-        extensions["code"] = request_code.value
-        found["extensions"] = extensions
+        found["extensions"] = {**(error.extensions or {}), "code": request_code.value}
         return found
     original = error.original_error
     code = classify(original)

@@ -6,6 +6,7 @@ from typing import Any
 
 from graphql import (
     FieldNode,
+    FragmentDefinitionNode,
     FragmentSpreadNode,
     GraphQLError,
     InlineFragmentNode,
@@ -24,8 +25,8 @@ def depth_limit_rule(max_depth: int) -> type[ValidationRule]:
             fragments = {
                 f.name.value: f
                 for f in self.context.document.definitions
-                if f.kind == "fragment_definition"
-            }  # type: ignore[attr-defined]
+                if isinstance(f, FragmentDefinitionNode)
+            }
             depth = _height(node.selection_set, fragments, {}, set())
             if depth > max_depth:
                 name = node.name.value if node.name else "anonymous"

@@ -7,7 +7,9 @@ from __future__ import annotations
 import os
 import tempfile
 import uuid
-from collections.abc import AsyncIterator, Iterator
+import zlib
+from collections.abc import AsyncIterator, Callable, Iterator
+from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -17,9 +19,10 @@ import pytest
 
 from db.embedded import start_embedded
 from db.migrate import apply_migrations
-from db.pool import api_dsn, connect, create_pool
+from db.pool import SerialConnection, api_dsn, connect, create_pool, init_connection, keep_session
 from gateway.app import create_app
 from gateway.settings import Settings
+from resolvers.common import clock
 from tests.factories import Workspace, make_workspace
 
 
@@ -109,3 +112,57 @@ async def ws(pool: asyncpg.Pool) -> Workspace:
 async def ws2(pool: asyncpg.Pool) -> Workspace:
     """A second, unrelated workspace."""
     return await make_workspace(pool, "Rival")
+
+
+@pytest.fixture
+def stand() -> Iterator[Callable[[datetime], None]]:
+    """Stand the one clock (resolvers/common/clock.py) at a given time, as often as a test
+    likes; the system clock comes back after the test."""
+
+    def at(when: datetime) -> None:
+        clock.set_clock(lambda: when)
+
+    yield at
+    clock.set_clock(None)
+
+
+@pytest.fixture(scope="module")
+async def counted(
+    dsn: str, settings: Settings
+) -> AsyncIterator[tuple[httpx.AsyncClient, list[str]]]:
+    """A client on the app as the service runs it (its login role), whose one connection logs
+    every statement it sends."""
+    statements: list[str] = []
+
+    async def init(conn: asyncpg.Connection) -> None:
+        await init_connection(conn)
+        conn.add_query_logger(lambda record: statements.append(record.query))
+
+    pool = await asyncpg.create_pool(
+        api_dsn(dsn),
+        min_size=1,
+        max_size=1,
+        init=init,
+        connection_class=SerialConnection,
+        reset=keep_session,
+    )
+    app = create_app(settings, pool=pool)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://test"
+    ) as client:
+        yield client, statements
+    await pool.close()
+
+
+@pytest.fixture(scope="module")
+def zeros_300mb() -> tuple[bytes, int, int]:
+    """A raw deflate stream of 300 MB of zeros (about 300 KB), its size and CRC: one fully
+    flushed 1 MB block repeated, which is a valid stream."""
+    mb = 1024 * 1024
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
+    block = compressor.compress(b"\0" * mb) + compressor.flush(zlib.Z_FULL_FLUSH)
+    stream = block * 300 + compressor.flush()
+    crc, chunk = 0, b"\0" * mb
+    for _ in range(300):
+        crc = zlib.crc32(chunk, crc)
+    return stream, 300 * mb, crc

@@ -8,6 +8,7 @@ from uuid import UUID, uuid4
 
 import asyncpg
 import httpx
+import orjson
 
 from db import identity, records
 from db.pool import begin_workspace
@@ -93,6 +94,33 @@ async def load_records(pool: asyncpg.Pool, token: str, lines: list[dict[str, Any
     return [r.id for r in results]
 
 
+async def company(pool: asyncpg.Pool, ws: Workspace, label: str = "Acme", **values: Any) -> str:
+    """A workspace company made by the admin; its global id."""
+    line: dict[str, Any] = {"object": "companies", "label": label}
+    if values:
+        line["values"] = values
+    [made] = await load_records(pool, ws.tokens["admin"], [line])
+    return made
+
+
+async def private_deal(
+    pool: asyncpg.Pool, ws: Workspace, owner: str, label: str, **more: Any
+) -> str:
+    """A deal private to ``owner``, shared with nobody; its global id."""
+    line = {"object": "deals", "label": label, "visibility": "private", **more}
+    [made] = await load_records(pool, ws.tokens[owner], [line])
+    return made
+
+
+async def agent_id(pool: asyncpg.Pool, ws: Workspace, name: str = "Scout") -> UUID:
+    """The local id of the workspace's agent called ``name``."""
+    async with pool.acquire() as conn, conn.transaction():
+        await begin_workspace(conn, ws.id)
+        found = await identity.agent_by_name(conn, name)
+    assert found is not None
+    return found.id
+
+
 async def object_rows(pool: asyncpg.Pool, token: str) -> list[records.ObjectRow]:
     async with pool.acquire() as conn, conn.transaction():
         assert await principal_for_token(conn, token) is not None
@@ -121,6 +149,57 @@ def codes(response: httpx.Response) -> list[str]:
     return [e["extensions"]["code"] for e in response.json().get("errors", [])]
 
 
+def data(response: httpx.Response, field: str | None = None) -> Any:
+    """A GraphQL response's data (or one root field of it), asserting it has no error."""
+    body = response.json()
+    assert "errors" not in body, body
+    return body["data"] if field is None else body["data"][field]
+
+
+def problems(response: httpx.Response) -> list[dict[str, Any]]:
+    """The problems listed by a GraphQL response's single SCHEMA_VALIDATION_FAILED error."""
+    assert codes(response) == ["SCHEMA_VALIDATION_FAILED"], response.json()
+    found: list[dict[str, Any]] = response.json()["errors"][0]["extensions"].get("problems", [])
+    return found
+
+
+def bearer(token: str, **headers: str) -> dict[str, str]:
+    """Request headers carrying ``token``, and any others given."""
+    return {"authorization": f"Bearer {token}", **headers}
+
+
+def local(ws: Workspace, gid: str, type_name: str = "Record") -> UUID:
+    """The local id behind a global id of ``ws``."""
+    return ids.decode(gid, type_name, ws.id)
+
+
+async def post_records(
+    client: httpx.AsyncClient,
+    token: str | None,
+    body: Any,
+    content_type: str | None = "application/json",
+    **headers: str,
+) -> httpx.Response:
+    """POST ``body`` to /v1/records: bytes or text as they are, anything else as JSON (a list
+    of lines, or {"records": [...]})."""
+    sent = {"content-type": content_type} if content_type is not None else {}
+    if token is not None:
+        sent["authorization"] = f"Bearer {token}"
+    sent.update(headers)
+    content = body if isinstance(body, bytes | str) else orjson.dumps(body)
+    return await client.post("/v1/records", content=content, headers=sent)
+
+
+async def write_lines(
+    client: httpx.AsyncClient, token: str, lines: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """POST record lines as the token, which must succeed; the answer's JSON."""
+    response = await post_records(client, token, {"records": lines})
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
 async def make_page(
     pool: asyncpg.Pool,
     ws: Workspace,
@@ -145,3 +224,14 @@ async def write_page(pool: asyncpg.Pool, ws: Workspace, page_gid: str, content: 
         await begin_workspace(conn, ws.id)
         page_id = ids.decode(page_gid, "MemoryPage", ws.id)
         await pages.write_page(conn, ws.id, page_id, content)
+
+
+# Statements a request sends (with the ``counted`` client of conftest.py).
+TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
+
+
+def split(statements: list[str]) -> tuple[list[str], list[str]]:
+    """Logged statements as (transaction control, the rest)."""
+    control = [s for s in statements if s.strip().upper().startswith(TRANSACTION_CONTROL)]
+    data = [s for s in statements if s not in control]
+    return control, data

@@ -52,4 +52,4 @@ class CardsQuery:
                 attached_record_id=input.attached_record_id,
             ),
         )
-        return TurnContext.of(found)
+        return TurnContext.from_row(found)

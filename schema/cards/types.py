@@ -65,7 +65,7 @@ class Card:
     text: str = strawberry.field(description="The card as the agent reads it.")
 
     @classmethod
-    def of(cls, card: domain.Card) -> Card:
+    def from_row(cls, card: domain.Card) -> Card:
         change = card.last_change
         return cls(
             record_id=strawberry.ID(card.record_id),
@@ -133,7 +133,7 @@ class TurnContext:
     )
 
     @classmethod
-    def of(cls, context: DomainTurnContext) -> TurnContext:
+    def from_row(cls, context: DomainTurnContext) -> TurnContext:
         budget = context.budget
         return cls(
             profiles=ProfileSnapshot(
@@ -141,7 +141,7 @@ class TurnContext:
                 person=context.profiles.person,
                 agent=context.profiles.agent,
             ),
-            cards=[Card.of(card) for card in context.cards],
+            cards=[Card.from_row(card) for card in context.cards],
             budget=CardBudget(
                 limit=budget.limit,
                 used=budget.used,

@@ -14,10 +14,10 @@ from schema.identity.types import Me, Workspace
 class IdentityQuery:
     @strawberry.field(description="The caller of this request.")
     def me(self, info: Info[Context, None]) -> Me:
-        return Me(row=info.context.principal.row)
+        return Me.from_row(info.context.principal.row)
 
     @strawberry.field(description="The caller's workspace.")
     async def workspace(self, info: Info[Context, None]) -> Workspace:
         row = await identity.workspace(info.context.conn)
         assert row is not None  # the request's transaction is bound to this workspace
-        return Workspace(row=row)
+        return Workspace.from_row(row)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import Enum
+from uuid import UUID
 
 import strawberry
 
@@ -21,20 +22,17 @@ class PrincipalKind(Enum):
 
 @strawberry.type
 class Member:
-    row: strawberry.Private[MemberRow]
-    workspace_id: strawberry.Private[object]
+    id: strawberry.ID
+    name: str
+    email: str
 
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(ids.encode("Member", self.workspace_id, self.row.id))  # type: ignore[arg-type]
-
-    @strawberry.field
-    def name(self) -> str:
-        return self.row.name
-
-    @strawberry.field
-    def email(self) -> str:
-        return self.row.email
+    @classmethod
+    def from_row(cls, row: MemberRow, workspace_id: UUID) -> Member:
+        return cls(
+            id=strawberry.ID(ids.encode("Member", workspace_id, row.id)),
+            name=row.name,
+            email=row.email,
+        )
 
 
 @strawberry.type
@@ -50,59 +48,56 @@ class Role:
 
 
 @strawberry.type
-class Me:
-    """The caller: a person's own session, an agent acting for a person, an API key or an MCP
-    client acting for a person."""
+class Workspace:
+    id: strawberry.ID
+    name: str
 
-    row: strawberry.Private[PrincipalRow]
-
-    @strawberry.field
-    def kind(self) -> PrincipalKind:
-        return PrincipalKind(self.row.kind)
-
-    @strawberry.field(description="The agent, API key or MCP client's name; the person's own.")
-    def name(self) -> str:
-        return self.row.actor_name
-
-    @strawberry.field(description="The person the request acts for (none for an API key).")
-    def person(self) -> Member | None:
-        if self.row.member_id is None:
-            return None
-        assert self.row.member_name is not None and self.row.member_email is not None
-        member = MemberRow(
-            self.row.member_id,
-            self.row.member_name,
-            self.row.member_email,
-            self.row.role_id,
-            datetime.min,
-        )
-        return Member(row=member, workspace_id=self.row.workspace_id)
-
-    @strawberry.field
-    def role(self) -> Role:
-        return Role(
-            name=self.row.role_name,
-            rights=WorkspaceRights(
-                update_settings=self.row.can_update_settings,
-                create_and_update_skills=self.row.can_write_skills,
-            ),
-        )
-
-    @strawberry.field
-    def workspace(self) -> Workspace:
-        return Workspace(
-            row=WorkspaceRow(self.row.workspace_id, self.row.workspace_name, datetime.min)
+    @classmethod
+    def from_row(cls, row: WorkspaceRow) -> Workspace:
+        return cls(
+            id=strawberry.ID(ids.encode("Workspace", row.workspace_id, row.workspace_id)),
+            name=row.name,
         )
 
 
 @strawberry.type
-class Workspace:
-    row: strawberry.Private[WorkspaceRow]
+class Me:
+    """The caller: a person's own session, an agent acting for a person, an API key or an MCP
+    client acting for a person."""
 
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(ids.encode("Workspace", self.row.workspace_id, self.row.workspace_id))
+    kind: PrincipalKind
+    name: str = strawberry.field(
+        description="The agent, API key or MCP client's name; the person's own."
+    )
+    person: Member | None = strawberry.field(
+        description="The person the request acts for (none for an API key)."
+    )
+    role: Role
+    workspace: Workspace
 
-    @strawberry.field
-    def name(self) -> str:
-        return self.row.name
+    @classmethod
+    def from_row(cls, row: PrincipalRow) -> Me:
+        return cls(
+            kind=PrincipalKind(row.kind),
+            name=row.actor_name,
+            person=_person(row),
+            role=Role(
+                name=row.role_name,
+                rights=WorkspaceRights(
+                    update_settings=row.can_update_settings,
+                    create_and_update_skills=row.can_write_skills,
+                ),
+            ),
+            workspace=Workspace.from_row(
+                WorkspaceRow(row.workspace_id, row.workspace_name, datetime.min)
+            ),
+        )
+
+
+def _person(row: PrincipalRow) -> Member | None:
+    """The person a principal acts for, as a member."""
+    if row.member_id is None:
+        return None
+    assert row.member_name is not None and row.member_email is not None
+    member = MemberRow(row.member_id, row.member_name, row.member_email, row.role_id, datetime.min)
+    return Member.from_row(member, row.workspace_id)

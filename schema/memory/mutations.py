@@ -39,7 +39,7 @@ class TenantSettingsInput:
 
 
 def _page(info: Info[Context, None], found: pages.Page) -> MemoryPage:
-    return MemoryPage.of(found, info.context.principal.workspace_id)
+    return MemoryPage.from_row(found, info.context.principal.workspace_id)
 
 
 @strawberry.type
@@ -94,7 +94,7 @@ class MemoryMutation:
         ctx = info.context
         workspace = ctx.principal.workspace_id
         local = ids.decode(version_id, "MemoryVersion", workspace, "versionId")
-        return MemoryVersion.of(await pages.redact(ctx.conn, ctx.principal, local), workspace)
+        return MemoryVersion.from_row(await pages.redact(ctx.conn, ctx.principal, local), workspace)
 
     @strawberry.mutation(
         description="Propose a learning for the Dreamer, with the record it is about; at most"
@@ -105,7 +105,7 @@ class MemoryMutation:
     ) -> MemoryProposal:
         ctx = info.context
         row = await proposals.propose(ctx.conn, ctx.principal, text, record_id)
-        return MemoryProposal.of(row, ctx.principal.workspace_id)
+        return MemoryProposal.from_row(row, ctx.principal.workspace_id)
 
     @strawberry.mutation(description="Set one of your own memory preferences.")
     async def set_memory_preference(
@@ -113,7 +113,7 @@ class MemoryMutation:
     ) -> MemoryPreferences:
         ctx = info.context
         found = await settings.set_preference(ctx.conn, ctx.principal, key.value, value)
-        return MemoryPreferences.of(found)
+        return MemoryPreferences.from_row(found)
 
     @strawberry.mutation(
         description="Set the monthly memory allowances (needs the settings update right)."
@@ -131,4 +131,4 @@ class MemoryMutation:
             if value is not strawberry.UNSET
         }
         found = await settings.update_allowances(ctx.conn, ctx.principal, changes)
-        return TenantSettings.of(found)
+        return TenantSettings.from_row(found)

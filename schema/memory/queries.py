@@ -39,7 +39,7 @@ class MemoryQuery:
     async def memory_page(self, info: Info[Context, None], id: strawberry.ID) -> MemoryPage:
         ctx = info.context
         found = await pages.page(ctx.conn, ctx.principal, decode_page_id(info, id, "id"))
-        return MemoryPage.of(found, ctx.principal.workspace_id)
+        return MemoryPage.from_row(found, ctx.principal.workspace_id)
 
     @strawberry.field(description="The live page of a record, if there is one the caller reads.")
     async def memory_page_by_record(
@@ -49,7 +49,7 @@ class MemoryQuery:
         workspace = ctx.principal.workspace_id
         record = ids.decode(record_id, "Record", workspace, "recordId")
         found = await pages.page_about(ctx.conn, ctx.principal, "record", record)
-        return MemoryPage.of(found, workspace) if found else None
+        return MemoryPage.from_row(found, workspace) if found else None
 
     @strawberry.field(
         description="The profile of a member, agent or routine (by its id), or of the"
@@ -73,7 +73,7 @@ class MemoryQuery:
         else:
             about = ids.decode(id, PROFILE_TYPES[kind], workspace, "id")
         found = await pages.page_about(ctx.conn, ctx.principal, kind.value, about)
-        return MemoryPage.of(found, workspace) if found else None
+        return MemoryPage.from_row(found, workspace) if found else None
 
     @strawberry.field(
         description="The caller's own profile, with the souvenirs it holds about records."
@@ -81,7 +81,7 @@ class MemoryQuery:
     async def my_memories(self, info: Info[Context, None]) -> MemoryPage | None:
         ctx = info.context
         found = await pages.my_memories(ctx.conn, ctx.principal)
-        return MemoryPage.of(found, ctx.principal.workspace_id) if found else None
+        return MemoryPage.from_row(found, ctx.principal.workspace_id) if found else None
 
     @strawberry.field(description="A page's versions, newest first.")
     async def memory_versions(
@@ -96,7 +96,7 @@ class MemoryQuery:
         rows = await pages.versions(
             ctx.conn, ctx.principal, decode_page_id(info, page_id), size, before
         )
-        return [MemoryVersion.of(row, ctx.principal.workspace_id) for row in rows]
+        return [MemoryVersion.from_row(row, ctx.principal.workspace_id) for row in rows]
 
     @strawberry.field(description="One version of a page.")
     async def memory_version(self, info: Info[Context, None], id: strawberry.ID) -> MemoryVersion:
@@ -104,7 +104,7 @@ class MemoryQuery:
         workspace = ctx.principal.workspace_id
         version_id = ids.decode(id, "MemoryVersion", workspace, "id")
         row = await pages.version(ctx.conn, ctx.principal, version_id)
-        return MemoryVersion.of(row, workspace)
+        return MemoryVersion.from_row(row, workspace)
 
     @strawberry.field(description="The caller's proposals, newest first, with their status.")
     async def my_memory_proposals(
@@ -112,16 +112,16 @@ class MemoryQuery:
     ) -> list[MemoryProposal]:
         ctx = info.context
         rows = await proposals.my_proposals(ctx.conn, ctx.principal, check_page_size(first))
-        return [MemoryProposal.of(row, ctx.principal.workspace_id) for row in rows]
+        return [MemoryProposal.from_row(row, ctx.principal.workspace_id) for row in rows]
 
     @strawberry.field(description="The memory preferences of the person the request acts for.")
     async def memory_preferences(self, info: Info[Context, None]) -> MemoryPreferences:
         ctx = info.context
-        return MemoryPreferences.of(await settings.preferences(ctx.conn, ctx.principal))
+        return MemoryPreferences.from_row(await settings.preferences(ctx.conn, ctx.principal))
 
     @strawberry.field(description="The workspace's settings (memory allowances).")
     async def tenant_settings(self, info: Info[Context, None]) -> TenantSettings:
-        return TenantSettings.of(await settings.allowances(info.context.conn))
+        return TenantSettings.from_row(await settings.allowances(info.context.conn))
 
     @strawberry.field(
         description="The workspace profile's ## Mission mémoire section, if the caller reads"

@@ -75,7 +75,7 @@ class Souvenir:
     )
 
     @classmethod
-    def of(cls, shown: ShownSouvenir, workspace_id: UUID) -> Souvenir:
+    def from_row(cls, shown: ShownSouvenir, workspace_id: UUID) -> Souvenir:
         s = shown.souvenir
         assert s.author is not None and s.day is not None
         return cls(
@@ -121,7 +121,7 @@ class MemoryPage:
     updated_at: datetime
 
     @classmethod
-    def of(cls, page: Page, workspace_id: UUID) -> MemoryPage:
+    def from_row(cls, page: Page, workspace_id: UUID) -> MemoryPage:
         row = page.row
         about = row.member_id or row.agent_id or row.routine_id or row.subject_id
         about_type = {"member": "Member", "agent": "Agent", "routine": "Routine"}.get(
@@ -135,7 +135,7 @@ class MemoryPage:
             description=row.description,
             content=page.content,
             content_sha256=page.content_sha256,
-            souvenirs=[Souvenir.of(s, workspace_id) for s in page.souvenirs],
+            souvenirs=[Souvenir.from_row(s, workspace_id) for s in page.souvenirs],
             version=row.version,
             trashed=row.trashed_at is not None,
             can_edit=page.can_edit,
@@ -167,7 +167,7 @@ class MemoryVersion:
     created_at: datetime
 
     @classmethod
-    def of(cls, row: VersionRow, workspace_id: UUID) -> MemoryVersion:
+    def from_row(cls, row: VersionRow, workspace_id: UUID) -> MemoryVersion:
         content = content_of(row.lines, workspace_id) if row.lines is not None else None
         return cls(
             id=strawberry.ID(ids.encode("MemoryVersion", workspace_id, row.id)),
@@ -201,7 +201,7 @@ class MemoryProposal:
     decided_at: datetime | None
 
     @classmethod
-    def of(cls, row: ProposalRow, workspace_id: UUID) -> MemoryProposal:
+    def from_row(cls, row: ProposalRow, workspace_id: UUID) -> MemoryProposal:
         return cls(
             id=strawberry.ID(ids.encode("MemoryProposal", workspace_id, row.id)),
             text=row.text,
@@ -227,7 +227,7 @@ class MemoryPreferences:
     )
 
     @classmethod
-    def of(cls, found: list[Preference]) -> MemoryPreferences:
+    def from_row(cls, found: list[Preference]) -> MemoryPreferences:
         by_key = {p.key: p for p in found}
         share, mail = by_key["memory.shareWithTeam"], by_key["memory.learnFromEmail"]
         return cls(
@@ -250,7 +250,7 @@ class TenantSettings:
     effective_tenant_monthly_limit_usd: str
 
     @classmethod
-    def of(cls, found: Allowances) -> TenantSettings:
+    def from_row(cls, found: Allowances) -> TenantSettings:
         return cls(
             memory_person_monthly_limit_usd=found.person,
             memory_tenant_monthly_limit_usd=found.tenant,

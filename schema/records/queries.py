@@ -25,7 +25,7 @@ class RecordsQuery:
     @strawberry.field(description="The objects the caller may read, with the caller's rights.")
     async def objects(self, info: Info[Context, None]) -> list[RecordObject]:
         views = await objects.readable_objects(info.context.conn, info.context.principal)
-        return [RecordObject(view=v) for v in views]
+        return [RecordObject.from_row(v) for v in views]
 
     @strawberry.field(description="One record; NOT_FOUND when absent or not readable.")
     async def record(self, info: Info[Context, None], id: strawberry.ID) -> Record | None:

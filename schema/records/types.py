@@ -54,74 +54,63 @@ class ObjectPermissions:
 
 @strawberry.type(name="Object")
 class RecordObject:
-    view: strawberry.Private[ObjectView]
-
-    @strawberry.field
-    def slug(self) -> str:
-        return self.view.row.slug
-
-    @strawberry.field
-    def singular(self) -> str:
-        return self.view.row.singular
-
-    @strawberry.field
-    def plural(self) -> str:
-        return self.view.row.plural
-
-    @strawberry.field
-    def kind(self) -> ObjectKind:
-        return ObjectKind(self.view.row.kind)
-
-    @strawberry.field(
+    slug: str
+    singular: str
+    plural: str
+    kind: ObjectKind
+    satellite: bool = strawberry.field(
         description="Points to another object by a single relation, and nothing points to it."
     )
-    def satellite(self) -> bool:
-        return self.view.satellite
+    attributes: list[Attribute]
+    permissions: ObjectPermissions = strawberry.field(
+        description="What the caller's role may do with this object's records."
+    )
 
-    @strawberry.field
-    def attributes(self) -> list[Attribute]:
-        return [
-            Attribute(
-                slug=a.slug,
-                title=a.title,
-                type=a.type,
-                target=a.target,
-                principal_rank=a.principal_rank,
-            )
-            for a in self.view.row.attributes
-        ]
-
-    @strawberry.field(description="What the caller's role may do with this object's records.")
-    def permissions(self) -> ObjectPermissions:
-        v = self.view
-        return ObjectPermissions(
-            read=v.can_read, create=v.can_create, update=v.can_update, delete=v.can_delete
+    @classmethod
+    def from_row(cls, view: ObjectView) -> RecordObject:
+        row = view.row
+        return cls(
+            slug=row.slug,
+            singular=row.singular,
+            plural=row.plural,
+            kind=ObjectKind(row.kind),
+            satellite=view.satellite,
+            attributes=[
+                Attribute(
+                    slug=a.slug,
+                    title=a.title,
+                    type=a.type,
+                    target=a.target,
+                    principal_rank=a.principal_rank,
+                )
+                for a in row.attributes
+            ],
+            permissions=ObjectPermissions(
+                read=view.can_read,
+                create=view.can_create,
+                update=view.can_update,
+                delete=view.can_delete,
+            ),
         )
 
 
 @strawberry.type
 class RecordChange:
-    row: strawberry.Private[ChangeRow]
+    at: datetime
+    actor_kind: str
+    actor_name: str
+    operation: str
+    fields: list[str]
 
-    @strawberry.field
-    def at(self) -> datetime:
-        return self.row.changed_at
-
-    @strawberry.field
-    def actor_kind(self) -> str:
-        return self.row.actor_kind
-
-    @strawberry.field
-    def actor_name(self) -> str:
-        return self.row.actor_name
-
-    @strawberry.field
-    def operation(self) -> str:
-        return self.row.operation
-
-    @strawberry.field
-    def fields(self) -> list[str]:
-        return self.row.fields
+    @classmethod
+    def from_row(cls, row: ChangeRow) -> RecordChange:
+        return cls(
+            at=row.changed_at,
+            actor_kind=row.actor_kind,
+            actor_name=row.actor_name,
+            operation=row.operation,
+            fields=row.fields,
+        )
 
 
 @strawberry.type
@@ -132,10 +121,39 @@ class RecordRelation:
 
 @strawberry.type
 class Record:
+    id: strawberry.ID
+    object: str = strawberry.field(description="The slug of the record's object.")
+    label: str
+    values: JSON = strawberry.field(
+        description="Attribute slug to value; relations are under `relations`."
+    )
+    visibility: Visibility
+    created_at: datetime
+    updated_at: datetime
     row: strawberry.Private[RecordRow]
     workspace_id: strawberry.Private[UUID]
     # Loads a record with its relations, for records reached through a relation.
     load: strawberry.Private[Callable[[UUID], Awaitable[RecordRow | None]]]
+
+    @classmethod
+    def from_row(
+        cls,
+        row: RecordRow,
+        workspace_id: UUID,
+        load: Callable[[UUID], Awaitable[RecordRow | None]],
+    ) -> Record:
+        return cls(
+            id=strawberry.ID(ids.encode("Record", workspace_id, row.id)),
+            object=row.object,
+            label=row.label,
+            values=JSON(row.values),
+            visibility=Visibility(row.visibility),
+            created_at=row.created_at,
+            updated_at=row.updated_at,
+            row=row,
+            workspace_id=workspace_id,
+            load=load,
+        )
 
     async def _full_relations(self) -> list[tuple[str, RecordRow]]:
         full = await self.load(self.row.id)
@@ -153,35 +171,7 @@ class Record:
         )
 
     def _child(self, row: RecordRow) -> Record:
-        return Record(row=row, workspace_id=self.workspace_id, load=self.load)
-
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(ids.encode("Record", self.workspace_id, self.row.id))
-
-    @strawberry.field(description="The slug of the record's object.")
-    def object(self) -> str:
-        return self.row.object
-
-    @strawberry.field
-    def label(self) -> str:
-        return self.row.label
-
-    @strawberry.field(description="Attribute slug to value; relations are under `relations`.")
-    def values(self) -> JSON:
-        return self.row.values  # type: ignore[return-value]
-
-    @strawberry.field
-    def visibility(self) -> Visibility:
-        return Visibility(self.row.visibility)
-
-    @strawberry.field
-    def created_at(self) -> datetime:
-        return self.row.created_at
-
-    @strawberry.field
-    def updated_at(self) -> datetime:
-        return self.row.updated_at
+        return Record.from_row(row, self.workspace_id, self.load)
 
     @strawberry.field(description="Single relations to records the caller may read.")
     def relations(self) -> list[RecordRelation]:
@@ -204,18 +194,18 @@ class Record:
         if self.row.owner_member_id is None:
             return None
         row = await info.context.loaders.members_by_ids.load(self.row.owner_member_id)
-        return Member(row=row, workspace_id=self.workspace_id) if row else None
+        return Member.from_row(row, self.workspace_id) if row else None
 
     @strawberry.field(description="Who changed the record last, when, and which fields.")
     async def last_change(self, info: Info[Context, None]) -> RecordChange | None:
         row = await info.context.loaders.last_changes_by_records.load(self.row.id)
-        return RecordChange(row=row) if row else None
+        return RecordChange.from_row(row) if row else None
 
     @strawberry.field(description="The change log, newest first.")
     async def changes(self, info: Info[Context, None], first: int = 10) -> list[RecordChange]:
         size = read.check_changes_size(first)
         rows = await info.context.loaders.changes_by_records.load((self.row.id, size))
-        return [RecordChange(row=row) for row in rows]
+        return [RecordChange.from_row(row) for row in rows]
 
 
 @strawberry.type
@@ -262,11 +252,7 @@ class RecordFilter:
 def record(row: RecordRow, info: Info[Context, None]) -> Record:
     """The GraphQL record for a row read as the request's caller."""
     context = info.context
-    return Record(
-        row=row,
-        workspace_id=context.principal.workspace_id,
-        load=context.loaders.records_by_ids.load,
-    )
+    return Record.from_row(row, context.principal.workspace_id, context.loaders.records_by_ids.load)
 
 
 def connection(

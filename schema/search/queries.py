@@ -8,14 +8,7 @@ from strawberry.types import Info
 from resolvers.common.pages import DEFAULT_PAGE_SIZE
 from resolvers.search import search
 from schema.context import Context
-from schema.search.types import (
-    Recall,
-    RecalledMemory,
-    RecalledSkill,
-    SearchHit,
-    SearchObject,
-    SearchResults,
-)
+from schema.search.types import Recall, SearchObject, SearchResults
 
 
 @strawberry.input
@@ -48,20 +41,7 @@ class SearchQuery:
         ctx = info.context
         wanted = [o.value for o in objects] if objects is not None else ["memory", "skill"]
         found = await search.search(ctx.conn, ctx.principal, q, wanted, first)
-        return SearchResults(
-            hits=[
-                SearchHit(
-                    object=SearchObject(h.object),
-                    id=h.id,
-                    title=h.title,
-                    snippet=h.snippet,
-                    rank=h.rank,
-                )
-                for h in found.hits
-            ],
-            total=found.total,
-            capped=found.capped,
-        )
+        return SearchResults.from_row(found)
 
     @strawberry.field(
         description="For harness agents: relevant memories inline and skills as catalog entries"
@@ -72,13 +52,4 @@ class SearchQuery:
         found = await search.recall(
             ctx.conn, ctx.principal, input.query, input.limit, input.max_chars
         )
-        return Recall(
-            memories=[
-                RecalledMemory(page=m.page, type=m.type, text=m.text, day=m.day)
-                for m in found.memories
-            ],
-            skills=[
-                RecalledSkill(name=s.name, trigger=s.trigger, path=s.path) for s in found.skills
-            ],
-            text=found.text,
-        )
+        return Recall.from_row(found)

@@ -7,6 +7,8 @@ from enum import Enum
 
 import strawberry
 
+from resolvers.search import search
+
 
 @strawberry.enum
 class SearchObject(Enum):
@@ -24,6 +26,16 @@ class SearchHit:
     )
     rank: float
 
+    @classmethod
+    def from_row(cls, hit: search.Hit) -> SearchHit:
+        return cls(
+            object=SearchObject(hit.object),
+            id=hit.id,
+            title=hit.title,
+            snippet=hit.snippet,
+            rank=hit.rank,
+        )
+
 
 @strawberry.type
 class SearchResults:
@@ -32,6 +44,14 @@ class SearchResults:
     capped: bool = strawberry.field(
         description="More souvenirs matched than a search ranks (2,000): total is a lower bound."
     )
+
+    @classmethod
+    def from_row(cls, found: search.Results) -> SearchResults:
+        return cls(
+            hits=[SearchHit.from_row(h) for h in found.hits],
+            total=found.total,
+            capped=found.capped,
+        )
 
 
 @strawberry.type
@@ -54,3 +74,16 @@ class Recall:
     memories: list[RecalledMemory]
     skills: list[RecalledSkill]
     text: str = strawberry.field(description="Ready to inject: memories, then the skill catalog.")
+
+    @classmethod
+    def from_row(cls, found: search.Recall) -> Recall:
+        return cls(
+            memories=[
+                RecalledMemory(page=m.page, type=m.type, text=m.text, day=m.day)
+                for m in found.memories
+            ],
+            skills=[
+                RecalledSkill(name=s.name, trigger=s.trigger, path=s.path) for s in found.skills
+            ],
+            text=found.text,
+        )

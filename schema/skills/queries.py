@@ -25,7 +25,7 @@ from schema.skills.types import (
 
 def skill_node(row: SkillRow, info: Info[Context, None]) -> Skill:
     """The GraphQL skill for a row read as the request's caller."""
-    return Skill(row=row, workspace_id=info.context.principal.workspace_id)
+    return Skill.from_row(row, info.context.principal.workspace_id)
 
 
 @strawberry.input
@@ -86,7 +86,7 @@ class SkillsQuery:
         value = await service.activation(
             info.context.conn, info.context.principal, name, version, target.value
         )
-        return SkillActivation(value=value)
+        return SkillActivation.from_row(value)
 
     @strawberry.field(description="Reading skill:<name>/<path>: one file with its content.")
     async def skill_file(
@@ -95,14 +95,14 @@ class SkillsQuery:
         row, content = await service.skill_file(
             info.context.conn, info.context.principal, name, path, version
         )
-        return SkillFileContent(row=row, content=content)
+        return SkillFileContent.from_row(row, content)
 
     @strawberry.field(description="The skills a model's prompt lists (dormant ones bare).")
     async def skill_catalog(self, info: Info[Context, None]) -> list[SkillCatalogEntry]:
         entries = await service.catalog(info.context.conn, info.context.principal)
-        return [SkillCatalogEntry(value=e) for e in entries]
+        return [SkillCatalogEntry.from_row(e) for e in entries]
 
     @strawberry.field(description="The L1 form checks of a skill, each passed or failed with why.")
     async def skill_form_check(self, info: Info[Context, None], name: str) -> list[SkillFormCheck]:
         checks = await service.skill_form_check(info.context.conn, info.context.principal, name)
-        return [SkillFormCheck(value=c) for c in checks]
+        return [SkillFormCheck.from_row(c) for c in checks]

@@ -28,38 +28,33 @@ class SkillTarget(Enum):
 
 @strawberry.type
 class SkillFile:
-    row: strawberry.Private[FileRow]
+    path: str
+    size: int
+    sha256: str
+    script: bool = strawberry.field(description="An executable file, or a file under scripts/.")
+    executable: bool
 
-    @strawberry.field
-    def path(self) -> str:
-        return self.row.path
-
-    @strawberry.field
-    def size(self) -> int:
-        return self.row.size
-
-    @strawberry.field
-    def sha256(self) -> str:
-        return self.row.sha256
-
-    @strawberry.field(description="An executable file, or a file under scripts/.")
-    def script(self) -> bool:
-        return script_flag(self.row)
-
-    @strawberry.field
-    def executable(self) -> bool:
-        return bool(self.row.mode & 0o111)
+    @classmethod
+    def from_row(cls, row: FileRow) -> SkillFile:
+        return cls(
+            path=row.path,
+            size=row.size,
+            sha256=row.sha256,
+            script=script_flag(row),
+            executable=bool(row.mode & 0o111),
+        )
 
 
 @strawberry.type
 class SkillFileContent:
-    row: strawberry.Private[FileRow]
+    file: SkillFile
     content: strawberry.Private[bytes]
 
-    @strawberry.field
-    def file(self) -> SkillFile:
-        return SkillFile(row=self.row)
+    @classmethod
+    def from_row(cls, row: FileRow, content: bytes) -> SkillFileContent:
+        return cls(file=SkillFile.from_row(row), content=content)
 
+    # Decoded only when asked for: a file can be large.
     @strawberry.field(description="The content as text, or null when it is not UTF-8.")
     def text(self) -> str | None:
         try:
@@ -74,23 +69,19 @@ class SkillFileContent:
 
 @strawberry.type
 class SkillVersion:
-    row: strawberry.Private[VersionRow]
+    version: int
+    description: str
+    author_name: str
+    created_at: datetime
 
-    @strawberry.field
-    def version(self) -> int:
-        return self.row.version
-
-    @strawberry.field
-    def description(self) -> str:
-        return self.row.description
-
-    @strawberry.field
-    def author_name(self) -> str:
-        return self.row.author_name
-
-    @strawberry.field
-    def created_at(self) -> datetime:
-        return self.row.created_at
+    @classmethod
+    def from_row(cls, row: VersionRow) -> SkillVersion:
+        return cls(
+            version=row.version,
+            description=row.description,
+            author_name=row.author_name,
+            created_at=row.created_at,
+        )
 
 
 @strawberry.type
@@ -101,139 +92,105 @@ class SkillLesson:
 
 @strawberry.type
 class SkillActivation:
-    value: strawberry.Private[Activation]
+    name: str
+    version: int
+    body: str
+    directory: str = strawberry.field(
+        description="Where the skill's folder is written for the agent."
+    )
+    files: list[SkillFile] = strawberry.field(
+        description="The skill's files by path, never their content."
+    )
+    sub_skills: list[str] = strawberry.field(
+        description="Its sub-skills the reader may read: read them by name."
+    )
 
-    @strawberry.field
-    def name(self) -> str:
-        return self.value.name
-
-    @strawberry.field
-    def version(self) -> int:
-        return self.value.version
-
-    @strawberry.field
-    def body(self) -> str:
-        return self.value.body
-
-    @strawberry.field(description="Where the skill's folder is written for the agent.")
-    def directory(self) -> str:
-        return self.value.directory
-
-    @strawberry.field(description="The skill's files by path, never their content.")
-    def files(self) -> list[SkillFile]:
-        return [SkillFile(row=f) for f in self.value.files]
-
-    @strawberry.field(description="Its sub-skills the reader may read: read them by name.")
-    def sub_skills(self) -> list[str]:
-        return self.value.sub_skills
+    @classmethod
+    def from_row(cls, value: Activation) -> SkillActivation:
+        return cls(
+            name=value.name,
+            version=value.version,
+            body=value.body,
+            directory=value.directory,
+            files=[SkillFile.from_row(f) for f in value.files],
+            sub_skills=value.sub_skills,
+        )
 
 
 @strawberry.type
 class SkillCatalogEntry:
-    value: strawberry.Private[CatalogEntry]
+    name: str
+    description: str | None = strawberry.field(description="Null for a dormant skill.")
+    dormant: bool
 
-    @strawberry.field
-    def name(self) -> str:
-        return self.value.name
-
-    @strawberry.field(description="Null for a dormant skill.")
-    def description(self) -> str | None:
-        return self.value.description
-
-    @strawberry.field
-    def dormant(self) -> bool:
-        return self.value.dormant
+    @classmethod
+    def from_row(cls, value: CatalogEntry) -> SkillCatalogEntry:
+        return cls(name=value.name, description=value.description, dormant=value.dormant)
 
 
 @strawberry.type
 class SkillFormCheck:
-    value: strawberry.Private[FormCheck]
+    check: str = strawberry.field(description="name, purpose, trigger, steps, check or reflex.")
+    passed: bool
+    why: str
 
-    @strawberry.field(description="name, purpose, trigger, steps, check or reflex.")
-    def check(self) -> str:
-        return self.value.name
-
-    @strawberry.field
-    def passed(self) -> bool:
-        return self.value.passed
-
-    @strawberry.field
-    def why(self) -> str:
-        return self.value.why
+    @classmethod
+    def from_row(cls, value: FormCheck) -> SkillFormCheck:
+        return cls(check=value.name, passed=value.passed, why=value.why)
 
 
 @strawberry.type
 class Skill:
+    id: strawberry.ID = strawberry.field(description="The skill's record id.")
+    name: str
+    description: str
+    content: str = strawberry.field(description="The body of SKILL.md.")
+    extra_frontmatter: JSON = strawberry.field(
+        description="SKILL.md's frontmatter beyond name and description, as written."
+    )
+    visibility: Visibility
+    version: int = strawberry.field(description="The version read.")
+    latest_version: int
+    parent: str | None = strawberry.field(description="The parent's name, for a sub-skill.")
+    use_count: int
+    dormant: bool = strawberry.field(
+        description="No use and 21 days or more since the last change."
+    )
+    source: JSON | None = strawberry.field(description="Where a catalogue install came from.")
+    author: str = strawberry.field(description="Who wrote the version read.")
+    created_at: datetime
+    updated_at: datetime
     row: strawberry.Private[SkillRow]
-    workspace_id: strawberry.Private[UUID]
 
-    @strawberry.field(description="The skill's record id.")
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(ids.encode("Record", self.workspace_id, self.row.id))
-
-    @strawberry.field
-    def name(self) -> str:
-        return self.row.name
-
-    @strawberry.field
-    def description(self) -> str:
-        return self.row.description
-
-    @strawberry.field(description="The body of SKILL.md.")
-    def content(self) -> str:
-        return self.row.content
-
-    @strawberry.field(description="SKILL.md's frontmatter beyond name and description, as written.")
-    def extra_frontmatter(self) -> JSON:
-        return self.row.extra_frontmatter  # type: ignore[return-value]
-
-    @strawberry.field
-    def visibility(self) -> Visibility:
-        return Visibility(self.row.visibility)
-
-    @strawberry.field(description="The version read.")
-    def version(self) -> int:
-        return self.row.version
-
-    @strawberry.field
-    def latest_version(self) -> int:
-        return self.row.latest_version
-
-    @strawberry.field(description="The parent's name, for a sub-skill.")
-    def parent(self) -> str | None:
-        return self.row.parent_name
-
-    @strawberry.field
-    def use_count(self) -> int:
-        return self.row.use_count
-
-    @strawberry.field(description="No use and 21 days or more since the last change.")
-    def dormant(self) -> bool:
-        return is_dormant(self.row.use_count, self.row.updated_at, clock.now())
-
-    @strawberry.field(description="Where a catalogue install came from.")
-    def source(self) -> JSON | None:
-        return self.row.source  # type: ignore[return-value]
-
-    @strawberry.field(description="Who wrote the version read.")
-    def author(self) -> str:
-        return self.row.author_name
-
-    @strawberry.field
-    def created_at(self) -> datetime:
-        return self.row.created_at
-
-    @strawberry.field
-    def updated_at(self) -> datetime:
-        return self.row.updated_at
+    @classmethod
+    def from_row(cls, row: SkillRow, workspace_id: UUID) -> Skill:
+        return cls(
+            id=strawberry.ID(ids.encode("Record", workspace_id, row.id)),
+            name=row.name,
+            description=row.description,
+            content=row.content,
+            extra_frontmatter=JSON(row.extra_frontmatter),
+            visibility=Visibility(row.visibility),
+            version=row.version,
+            latest_version=row.latest_version,
+            parent=row.parent_name,
+            use_count=row.use_count,
+            dormant=is_dormant(row.use_count, row.updated_at, clock.now()),
+            source=JSON(row.source) if row.source is not None else None,
+            author=row.author_name,
+            created_at=row.created_at,
+            updated_at=row.updated_at,
+            row=row,
+        )
 
     @strawberry.field(description="The files of the version read, never their content.")
     async def files(self, info: Info[Context, None]) -> list[SkillFile]:
-        return [SkillFile(row=f) for f in await service.files(info.context.conn, self.row)]
+        return [SkillFile.from_row(f) for f in await service.files(info.context.conn, self.row)]
 
     @strawberry.field(description="Every version, newest first.")
     async def versions(self, info: Info[Context, None]) -> list[SkillVersion]:
-        return [SkillVersion(row=v) for v in await service.versions(info.context.conn, self.row)]
+        rows = await service.versions(info.context.conn, self.row)
+        return [SkillVersion.from_row(v) for v in rows]
 
     @strawberry.field(description="The names of its sub-skills.")
     async def sub_skills(self, info: Info[Context, None]) -> list[str]:

@@ -2,18 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
-import asyncpg
-import httpx
 import pytest
 
-from db.pool import SerialConnection, init_connection, keep_session
-from gateway.app import create_app
 from resolvers.common import ids
-from tests.factories import gql, load_records, make_page
-
-TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
+from tests.factories import gql, load_records, make_page, split
 
 RECORDS_WITH_PARENT = """
 query($first: Int) {
@@ -23,37 +15,6 @@ query($first: Int) {
   }
 }
 """
-
-
-@pytest.fixture(scope="module")
-async def counted(dsn: str, settings) -> AsyncIterator[tuple[httpx.AsyncClient, list[str]]]:
-    """A client whose app runs on connections that log every statement they send."""
-    statements: list[str] = []
-
-    async def init(conn: asyncpg.Connection) -> None:
-        await init_connection(conn)
-        conn.add_query_logger(lambda record: statements.append(record.query))
-
-    pool = await asyncpg.create_pool(
-        dsn,
-        min_size=1,
-        max_size=1,
-        init=init,
-        connection_class=SerialConnection,
-        reset=keep_session,
-    )
-    app = create_app(settings, pool=pool)
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://test"
-    ) as client:
-        yield client, statements
-    await pool.close()
-
-
-def split(statements: list[str]) -> tuple[list[str], list[str]]:
-    control = [s for s in statements if s.strip().upper().startswith(TRANSACTION_CONTROL)]
-    data = [s for s in statements if s not in control]
-    return control, data
 
 
 @pytest.mark.parametrize("first", [1, 20, 100])

@@ -3,7 +3,6 @@ unexpected failures, an unavailable database, and the plain routes' error bodies
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from uuid import uuid4
 
@@ -15,7 +14,7 @@ import schema.records.queries as record_queries
 from db.pool import create_pool
 from gateway.app import create_app
 from resolvers.common.errors import HTTP_STATUS, Code, DomainError
-from tests.factories import gql, load_records
+from tests.factories import gql, load_records, post_records
 
 ME = "{ me { name } }"
 OBJECTS = "{ objects { slug } }"
@@ -196,14 +195,6 @@ async def test_unknown_route_needs_a_token_then_answers_404(client, ws):
 
 
 # -- the plain route's codes -----------------------------------------------------------------
-
-
-async def post_records(client, token: str, body, **headers: str) -> httpx.Response:
-    return await client.post(
-        "/v1/records",
-        content=json.dumps(body).encode() if not isinstance(body, bytes) else body,
-        headers={"authorization": f"Bearer {token}", "content-type": "application/json", **headers},
-    )
 
 
 async def test_records_route_answers_each_code_with_its_status(client, ws):

@@ -12,16 +12,12 @@ import pytest
 
 from gateway.app import create_app
 from gateway.settings import Settings
-from tests.factories import codes, gql
+from tests.factories import bearer, codes, gql
 
 GRAPHQL_RESPONSE = "application/graphql-response+json"
 JSON = "application/json"
 ME = "{ me { name } }"
 RECORDS_N = 'query($n: Int) { records(object: "companies", first: $n) { nodes { id } } }'
-
-
-def auth(token: str, **headers: str) -> dict[str, str]:
-    return {"authorization": f"Bearer {token}", **headers}
 
 
 async def post_raw(
@@ -32,7 +28,7 @@ async def post_raw(
     accept: str | None = "*/*",
 ) -> httpx.Response:
     """POST exactly these bytes; ``None`` leaves a header out altogether."""
-    headers = {} if token is None else auth(token)
+    headers = {} if token is None else bearer(token)
     if content_type is not None:
         headers["content-type"] = content_type
     request = client.build_request("POST", "/graphql", content=content, headers=headers)
@@ -230,7 +226,9 @@ async def test_several_operations_without_a_name_is_400(client, ws):
 
 
 async def test_get_runs_a_query(client, ws):
-    response = await client.get("/graphql", params={"query": ME}, headers=auth(ws.tokens["member"]))
+    response = await client.get(
+        "/graphql", params={"query": ME}, headers=bearer(ws.tokens["member"])
+    )
     assert response.status_code == 200
     assert media(response) == GRAPHQL_RESPONSE
     assert response.json() == {"data": {"me": {"name": "Member"}}}
@@ -240,14 +238,14 @@ async def test_get_takes_variables_as_json(client, ws):
     response = await client.get(
         "/graphql",
         params={"query": RECORDS_N, "variables": json.dumps({"n": 2})},
-        headers=auth(ws.tokens["member"]),
+        headers=bearer(ws.tokens["member"]),
     )
     assert response.status_code == 200
     assert response.json() == {"data": {"records": {"nodes": []}}}
     bad = await client.get(
         "/graphql",
         params={"query": RECORDS_N, "variables": json.dumps({"n": "abc"})},
-        headers=auth(ws.tokens["member"]),
+        headers=bearer(ws.tokens["member"]),
     )
     assert_request_error(bad, 400, "GRAPHQL_VALIDATION_FAILED")
 
@@ -256,7 +254,7 @@ async def test_get_with_variables_that_are_not_json_is_400(client, ws):
     response = await client.get(
         "/graphql",
         params={"query": RECORDS_N, "variables": "{n: 2"},
-        headers=auth(ws.tokens["member"]),
+        headers=bearer(ws.tokens["member"]),
     )
     assert_request_error(response, 400, "GRAPHQL_PARSE_FAILED")
 
@@ -265,14 +263,14 @@ async def test_get_with_operation_name(client, ws):
     response = await client.get(
         "/graphql",
         params={"query": TWO_OPERATIONS, "operationName": "A"},
-        headers=auth(ws.tokens["member"]),
+        headers=bearer(ws.tokens["member"]),
     )
     assert response.status_code == 200
     assert response.json() == {"data": {"me": {"name": "Member"}}}
 
 
 async def test_get_without_a_query_is_400(client, ws):
-    response = await client.get("/graphql", headers=auth(ws.tokens["member"]))
+    response = await client.get("/graphql", headers=bearer(ws.tokens["member"]))
     assert_request_error(response, 400, "GRAPHQL_PARSE_FAILED")
 
 
@@ -287,7 +285,7 @@ async def still_valid(client: httpx.AsyncClient, token: str) -> bool:
 async def test_get_with_a_mutation_is_405_and_runs_nothing(client, ws):
     token = ws.tokens["member"]
     response = await client.get(
-        "/graphql", params={"query": "mutation { revokeCurrentToken }"}, headers=auth(token)
+        "/graphql", params={"query": "mutation { revokeCurrentToken }"}, headers=bearer(token)
     )
     assert response.status_code == 405
     assert response.headers["allow"] == "POST"
@@ -299,12 +297,12 @@ async def test_get_picking_the_mutation_of_a_document_is_405(client, ws):
     token = ws.tokens["member"]
     document = "query Q { me { name } } mutation M { revokeCurrentToken }"
     response = await client.get(
-        "/graphql", params={"query": document, "operationName": "M"}, headers=auth(token)
+        "/graphql", params={"query": document, "operationName": "M"}, headers=bearer(token)
     )
     assert response.status_code == 405
     assert await still_valid(client, token)
     allowed = await client.get(
-        "/graphql", params={"query": document, "operationName": "Q"}, headers=auth(token)
+        "/graphql", params={"query": document, "operationName": "Q"}, headers=bearer(token)
     )
     assert allowed.status_code == 200
 
@@ -314,10 +312,13 @@ async def test_head_never_runs_a_mutation(client, ws):
     token = ws.tokens["member"]
     body = json.dumps({"query": "mutation { revokeCurrentToken }"}).encode()
     await client.request(
-        "HEAD", "/graphql", content=body, headers=auth(token, **{"content-type": JSON})
+        "HEAD", "/graphql", content=body, headers=bearer(token, **{"content-type": JSON})
     )
     response = await client.request(
-        "HEAD", "/graphql", params={"query": "mutation { revokeCurrentToken }"}, headers=auth(token)
+        "HEAD",
+        "/graphql",
+        params={"query": "mutation { revokeCurrentToken }"},
+        headers=bearer(token),
     )
     assert response.status_code == 405
     assert await still_valid(client, token)
@@ -436,7 +437,7 @@ async def test_no_graphiql_page_without_introspection(closed_client, ws):
     assert response.status_code == 401
     assert "graphiql" not in response.text.lower()
     with_token = await closed_client.get(
-        "/graphql", headers=auth(ws.tokens["member"], accept="text/html")
+        "/graphql", headers=bearer(ws.tokens["member"], accept="text/html")
     )
     assert "graphiql" not in with_token.text.lower()
     assert with_token.status_code in (400, 406)

@@ -6,15 +6,11 @@ from gateway.http.graphql import MAX_BODY_BYTES
 from gateway.http.routes import MAX_RECORDS_BODY_BYTES
 from resolvers.records.lines import MAX_NESTING, MAX_SHARES
 from resolvers.records.read import MAX_LABEL_FILTER_CHARS, MAX_VALUE_FILTERS
-from tests.factories import codes, gql
+from tests.factories import bearer, codes, gql
 
 FILTERED = """query($where: RecordFilter) {
   records(object: "companies", filter: $where) { nodes { id } }
 }"""
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"authorization": f"Bearer {token}"}
 
 
 async def test_a_graphql_body_past_its_cap_is_413(client, ws):
@@ -23,7 +19,7 @@ async def test_a_graphql_body_past_its_cap_is_413(client, ws):
     response = await client.post(
         "/graphql",
         content=body,
-        headers={**auth(ws.tokens["member"]), "content-type": "application/json"},
+        headers={**bearer(ws.tokens["member"]), "content-type": "application/json"},
     )
     assert response.status_code == 413
     assert codes(response) == ["GRAPHQL_PARSE_FAILED"]
@@ -33,7 +29,7 @@ async def test_a_records_body_past_its_cap_is_413(client, ws):
     response = await client.post(
         "/v1/records",
         content=b"[" + b" " * MAX_RECORDS_BODY_BYTES + b"]",
-        headers={**auth(ws.tokens["admin"]), "content-type": "application/json"},
+        headers={**bearer(ws.tokens["admin"]), "content-type": "application/json"},
     )
     assert response.status_code == 413
     assert response.json()["error"]["code"] == "SCHEMA_VALIDATION_FAILED"
@@ -73,7 +69,7 @@ async def test_shares_have_a_cap(client, ws):
                 }
             ]
         },
-        headers=auth(ws.tokens["member"]),
+        headers=bearer(ws.tokens["member"]),
     )
     assert response.status_code == 400
     assert any(p["field"] == "shared_with" for p in response.json()["error"]["problems"])
@@ -86,7 +82,7 @@ async def test_a_deeply_nested_line_is_refused_not_crashed(client, ws):
     response = await client.post(
         "/v1/records",
         json={"records": [{"object": "companies", "label": "Deep", "values": {"v": value}}]},
-        headers=auth(ws.tokens["admin"]),
+        headers=bearer(ws.tokens["admin"]),
     )
     assert response.status_code == 400
     problems = response.json()["error"]["problems"]
@@ -95,7 +91,7 @@ async def test_a_deeply_nested_line_is_refused_not_crashed(client, ws):
 
 
 async def test_a_method_a_route_does_not_answer_is_405_with_a_code(client, ws):
-    response = await client.put("/v1/records", headers=auth(ws.tokens["admin"]))
+    response = await client.put("/v1/records", headers=bearer(ws.tokens["admin"]))
     assert response.status_code == 405
     assert response.json()["error"]["code"] == "SCHEMA_VALIDATION_FAILED"
 
@@ -105,7 +101,7 @@ async def test_each_json_line_that_is_not_json_is_listed(client, ws):
     response = await client.post(
         "/v1/records",
         content=body,
-        headers={**auth(ws.tokens["admin"]), "content-type": "application/x-ndjson"},
+        headers={**bearer(ws.tokens["admin"]), "content-type": "application/x-ndjson"},
     )
     assert response.status_code == 400
     assert [p["line"] for p in response.json()["error"]["problems"]] == [2, 4]

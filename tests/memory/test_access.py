@@ -17,10 +17,23 @@ import pytest
 
 from db import identity
 from db.pool import begin_workspace
-from resolvers.common import clock, ids
+from resolvers.common import clock
 from resolvers.common.errors import Code, DomainError
 from resolvers.common.principals import issue_token
-from tests.factories import Workspace, codes, gql, load_records, make_page, write_page
+from tests.factories import (
+    Workspace,
+    bearer,
+    codes,
+    company,
+    data,
+    gql,
+    load_records,
+    local,
+    make_page,
+    post_records,
+    private_deal,
+    write_page,
+)
 
 PRINCIPALS = ("admin", "member", "viewer", "other", "agent", "api_key", "mcp_client")
 PEOPLE = ("admin", "member", "viewer", "other")
@@ -122,23 +135,6 @@ async def agent_token_for(pool: asyncpg.Pool, ws: Workspace, agent: UUID, person
         )
 
 
-def local(ws: Workspace, gid: str, type_name: str = "Record") -> UUID:
-    return ids.decode(gid, type_name, ws.id)
-
-
-async def company(pool: asyncpg.Pool, ws: Workspace, label: str = "Acme") -> str:
-    """A workspace company made by the admin; its global id."""
-    [made] = await load_records(pool, ws.tokens["admin"], [{"object": "companies", "label": label}])
-    return made
-
-
-async def private_deal(pool: asyncpg.Pool, ws: Workspace, owner: str, label: str) -> str:
-    [made] = await load_records(
-        pool, ws.tokens[owner], [{"object": "deals", "label": label, "visibility": "private"}]
-    )
-    return made
-
-
 PAGES = (
     "record",  # a workspace company's page
     "private_record",  # the page of Member's private deal, shared with nobody
@@ -213,16 +209,6 @@ def version_gid(ws: Workspace, snapshot: dict[str, Any], number: int) -> str:
 
 def today() -> str:
     return clock.now().date().isoformat()
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"authorization": f"Bearer {token}"}
-
-
-def data(response: httpx.Response) -> Any:
-    body = response.json()
-    assert "errors" not in body, body
-    return body["data"]
 
 
 # Who reads what ------------------------------------------------------------------------------
@@ -461,12 +447,6 @@ async def test_an_unreadable_pages_version_is_answered_like_a_missing_one(pool, 
 
 
 # No memory record through the record API -----------------------------------------------------
-
-
-async def post_records(
-    client: httpx.AsyncClient, token: str, lines: list[dict[str, Any]]
-) -> httpx.Response:
-    return await client.post("/v1/records", json={"records": lines}, headers=bearer(token))
 
 
 async def memory_records(pool: asyncpg.Pool, ws: Workspace) -> list[Any]:

@@ -4,7 +4,7 @@ concurrency, proposals and their hourly limit, preferences and the workspace's a
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Coroutine
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
@@ -13,9 +13,9 @@ import asyncpg
 import orjson
 import pytest
 
-from resolvers.common import clock, ids
+from resolvers.common import ids
 from resolvers.common.principals import token_hash
-from tests.factories import codes, gql, make_page
+from tests.factories import codes, data, gql, make_page
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 FRENCH = "- Prefers French — Claire, 2026-01-02 [préférence]"
@@ -56,23 +56,6 @@ UPDATE_SETTINGS = f"""mutation($input: TenantSettingsInput!) {{
   updateTenantSettings(input: $input) {{ {SETTINGS_FIELDS} }}
 }}"""
 PERSON, TENANT = "memoryPersonMonthlyLimitUsd", "memoryTenantMonthlyLimitUsd"
-
-
-@pytest.fixture
-def stand() -> Iterator[Callable[[datetime], None]]:
-    """Stand the one clock at a given time; the system clock comes back after the test."""
-
-    def at(when: datetime) -> None:
-        clock.set_clock(lambda: when)
-
-    yield at
-    clock.set_clock(None)
-
-
-def data(response: Any, field: str) -> Any:
-    body = response.json()
-    assert "errors" not in body, body
-    return body["data"][field]
 
 
 def when(text: str | None) -> datetime | None:

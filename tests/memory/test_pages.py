@@ -14,15 +14,23 @@ from uuid import UUID
 
 import pytest
 
-from db import identity
 from db import records as db_records
 from db.pool import begin_workspace
-from resolvers.common import clock, ids
+from resolvers.common import ids
 from resolvers.common.errors import Code, DomainError
 from resolvers.common.principals import principal_for_token
 from resolvers.records.workspaces import create_object, grant_standard_roles
 from resolvers.skills import service
-from tests.factories import codes, gql, load_records, make_page, write_page
+from tests.factories import (
+    agent_id,
+    codes,
+    data,
+    gql,
+    load_records,
+    make_page,
+    problems,
+    write_page,
+)
 
 TODAY = "2026-12-15"
 NOW = datetime(2026, 12, 15, 9, 30, tzinfo=UTC)
@@ -98,25 +106,6 @@ async def record(
     return gid, ids.decode(gid, "Record", ws.id)
 
 
-async def agent_id(pool, ws) -> UUID:
-    async with pool.acquire() as conn, conn.transaction():
-        await begin_workspace(conn, ws.id)
-        found = await identity.agent_by_name(conn, "Scout")
-    assert found is not None
-    return found.id
-
-
-def data(response) -> dict[str, Any]:
-    body = response.json()
-    assert body.get("errors") is None, body
-    return body["data"]
-
-
-def problems(response) -> list[dict[str, Any]]:
-    [error] = response.json()["errors"]
-    return error["extensions"].get("problems", [])
-
-
 async def read(client, ws, page_gid: str, who: str = "member") -> dict[str, Any]:
     return data(await gql(client, ws.tokens[who], PAGE, {"id": page_gid}))["memoryPage"]
 
@@ -154,11 +143,10 @@ async def page_rows(pool, ws, subject_id: UUID) -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-def today():
+def today(stand):
     """The clock stands on TODAY for the test, then goes back to the system clock."""
-    clock.set_clock(lambda: NOW)
-    yield NOW
-    clock.set_clock(None)
+    stand(NOW)
+    return NOW
 
 
 # Pages and profiles --------------------------------------------------------------------------

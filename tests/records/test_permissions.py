@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.factories import Workspace, codes, gql, load_records
+from tests.factories import Workspace, codes, gql, load_records, post_records
 
 # Role -> the factory's token holding it.
 ROLE_TOKENS = {"admin": "admin", "member": "member", "viewer": "viewer", "integration": "api_key"}
@@ -32,14 +32,6 @@ LIST = (
     "nodes { id label } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }"
 )
 ONE = "query($id: ID!) { record(id: $id) { label } }"
-
-
-async def post_records(
-    client: httpx.AsyncClient, token: str, lines: list[dict[str, Any]]
-) -> httpx.Response:
-    return await client.post(
-        "/v1/records", json={"records": lines}, headers={"authorization": f"Bearer {token}"}
-    )
 
 
 async def labels(client: httpx.AsyncClient, token: str, obj: str) -> list[str]:

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.factories import Workspace, codes, gql, load_records
+from tests.factories import Workspace, codes, gql, load_records, problems, write_lines
 
 PAGE = """
 query($first: Int, $after: String) {
@@ -30,11 +30,6 @@ ONE = "query($id: ID!) { record(id: $id) { id label } }"
 
 def b64(raw: bytes) -> str:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def problems(response: httpx.Response) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = response.json()["errors"][0]["extensions"].get("problems", [])
-    return found
 
 
 async def filtered(
@@ -412,19 +407,8 @@ query($id: ID!) {
 """
 
 
-async def post(
-    client: httpx.AsyncClient, token: str, lines: list[dict[str, Any]]
-) -> dict[str, Any]:
-    response = await client.post(
-        "/v1/records", json={"records": lines}, headers={"authorization": f"Bearer {token}"}
-    )
-    assert response.status_code == 200, response.text
-    body: dict[str, Any] = response.json()
-    return body
-
-
 async def test_change_log_records_create_then_update(client, ws):
-    created = await post(
+    created = await write_lines(
         client,
         ws.tokens["member"],
         [
@@ -437,7 +421,7 @@ async def test_change_log_records_create_then_update(client, ws):
         ],
     )
     record_id = created["records"][0]["id"]
-    updated = await post(
+    updated = await write_lines(
         client,
         ws.tokens["admin"],
         [{"object": "companies", "id": record_id, "values": {"industry": "Robotics"}}],
@@ -466,8 +450,8 @@ async def test_an_identical_write_logs_nothing(client, ws):
         "label": "Same",
         "values": {"employees": 3},
     }
-    record_id = (await post(client, ws.tokens["member"], [line]))["records"][0]["id"]
-    again = await post(client, ws.tokens["member"], [line])
+    record_id = (await write_lines(client, ws.tokens["member"], [line]))["records"][0]["id"]
+    again = await write_lines(client, ws.tokens["member"], [line])
     assert again["records"] == [{"line": 1, "id": record_id, "operation": "unchanged"}]
     assert again["unchanged"] == 1
     record = (await gql(client, ws.tokens["member"], HISTORY, {"id": record_id})).json()["data"][
@@ -477,7 +461,7 @@ async def test_an_identical_write_logs_nothing(client, ws):
 
 
 async def test_change_log_lists_label_relation_and_removed_value(client, ws):
-    made = await post(
+    made = await write_lines(
         client,
         ws.tokens["admin"],
         [
@@ -493,7 +477,7 @@ async def test_change_log_lists_label_relation_and_removed_value(client, ws):
         ],
     )
     contact = made["records"][2]["id"]
-    await post(
+    await write_lines(
         client,
         ws.tokens["agent"],
         [
@@ -521,11 +505,11 @@ async def test_change_log_lists_label_relation_and_removed_value(client, ws):
 
 
 async def test_changes_page_size(client, ws):
-    record_id = (await post(client, ws.tokens["admin"], [{"object": "companies", "label": "X"}]))[
-        "records"
-    ][0]["id"]
+    record_id = (
+        await write_lines(client, ws.tokens["admin"], [{"object": "companies", "label": "X"}])
+    )["records"][0]["id"]
     for n in range(3):
-        await post(
+        await write_lines(
             client, ws.tokens["admin"], [{"object": "companies", "id": record_id, "label": f"X{n}"}]
         )
     query = "query($id: ID!, $n: Int!) { record(id: $id) { changes(first: $n) { operation } } }"

@@ -17,7 +17,7 @@ from resolvers.common.errors import Code, DomainError
 from resolvers.common.principals import principal_for_token
 from resolvers.records.lines import MAX_LINES
 from resolvers.records.write import write_records
-from tests.factories import Workspace, gql, load_records
+from tests.factories import Workspace, gql, load_records, post_records
 
 ACME = {
     "object": "companies",
@@ -38,21 +38,6 @@ CLAIRE = {
     "values": {"email": "claire@acme.example"},
     "relations": {"company": {"external_id": "acme"}},
 }
-
-
-async def post(
-    client: httpx.AsyncClient,
-    token: str | None,
-    body: Any,
-    content_type: str | None = "application/json",
-) -> httpx.Response:
-    headers = {}
-    if content_type is not None:
-        headers["content-type"] = content_type
-    if token is not None:
-        headers["authorization"] = f"Bearer {token}"
-    content = body if isinstance(body, bytes | str) else orjson.dumps(body)
-    return await client.post("/v1/records", content=content, headers=headers)
 
 
 async def footprint(pool: asyncpg.Pool, ws: Workspace) -> dict[str, int]:
@@ -114,7 +99,7 @@ def problems_of(response: httpx.Response) -> set[tuple[int | None, str | None]]:
 
 
 async def test_create_answers_counts_and_global_ids(client, pool, ws):
-    response = await post(client, ws.tokens["admin"], [ACME, GLOBEX, CLAIRE])
+    response = await post_records(client, ws.tokens["admin"], [ACME, GLOBEX, CLAIRE])
     assert response.status_code == 200, response.text
     body = response.json()
     assert (body["created"], body["updated"], body["unchanged"]) == (3, 0, 0)
@@ -140,7 +125,7 @@ async def test_create_answers_counts_and_global_ids(client, pool, ws):
 
 
 async def test_created_records_are_readable_through_graphql(client, ws):
-    response = await post(client, ws.tokens["member"], [ACME, CLAIRE])
+    response = await post_records(client, ws.tokens["member"], [ACME, CLAIRE])
     assert response.status_code == 200, response.text
     claire_id = response.json()["records"][1]["id"]
     answer = await gql(
@@ -173,7 +158,7 @@ async def test_private_record_is_owned_by_the_caller_and_shared(client, pool, ws
         "visibility": "private",
         "shared_with": ["other@acmecorp.example"],
     }
-    response = await post(client, ws.tokens["member"], [line])
+    response = await post_records(client, ws.tokens["member"], [line])
     assert response.status_code == 200, response.text
     gid = response.json()["records"][0]["id"]
     row = await record_row(pool, ws, gid)
@@ -197,7 +182,7 @@ async def test_private_record_is_owned_by_the_caller_and_shared(client, pool, ws
 async def test_update_by_external_id_logs_only_the_changed_fields(client, pool, ws):
     [acme] = await load_records(pool, ws.tokens["admin"], [ACME])
     line = {"object": "companies", "external_id": "acme", "values": {"employees": 1300}}
-    response = await post(client, ws.tokens["member"], [line])
+    response = await post_records(client, ws.tokens["member"], [line])
     assert response.status_code == 200, response.text
     body = response.json()
     assert (body["created"], body["updated"], body["unchanged"]) == (0, 1, 0)
@@ -224,7 +209,7 @@ async def test_update_by_external_id_logs_only_the_changed_fields(client, pool, 
 async def test_update_by_global_id(client, pool, ws):
     [acme] = await load_records(pool, ws.tokens["admin"], [ACME])
     line = {"object": "companies", "id": acme, "label": "Acme Corp", "values": {"industry": None}}
-    response = await post(client, ws.tokens["admin"], [line])
+    response = await post_records(client, ws.tokens["admin"], [line])
     assert response.status_code == 200, response.text
     assert response.json()["records"] == [{"line": 1, "id": acme, "operation": "update"}]
     row = await record_row(pool, ws, acme)
@@ -242,13 +227,13 @@ async def test_update_by_global_id(client, pool, ws):
 
 
 async def test_resending_the_same_line_is_unchanged_and_logs_nothing(client, pool, ws):
-    first = await post(client, ws.tokens["admin"], [ACME, CLAIRE])
+    first = await post_records(client, ws.tokens["admin"], [ACME, CLAIRE])
     assert first.status_code == 200, first.text
     acme, claire = (r["id"] for r in first.json()["records"])
     before = await footprint(pool, ws)
     updated_at = (await record_row(pool, ws, acme))["updated_at"]
 
-    again = await post(client, ws.tokens["admin"], [ACME, CLAIRE])
+    again = await post_records(client, ws.tokens["admin"], [ACME, CLAIRE])
     assert again.status_code == 200, again.text
     body = again.json()
     assert (body["created"], body["updated"], body["unchanged"]) == (0, 0, 2)
@@ -262,25 +247,25 @@ async def test_resending_the_same_line_is_unchanged_and_logs_nothing(client, poo
 
 async def test_a_relation_is_repointed_and_cleared_with_null(client, pool, ws):
     await load_records(pool, ws.tokens["admin"], [ACME, GLOBEX])
-    response = await post(client, ws.tokens["admin"], [CLAIRE])
+    response = await post_records(client, ws.tokens["admin"], [CLAIRE])
     claire = response.json()["records"][0]["id"]
     globex_local = (await links(pool, ws, claire))["company"]  # acme for now
     moved = {"object": "contacts", "external_id": "claire", "relations": {"company": None}}
 
     repoint = {**moved, "relations": {"company": {"external_id": "globex"}}}
-    response = await post(client, ws.tokens["admin"], [repoint])
+    response = await post_records(client, ws.tokens["admin"], [repoint])
     assert response.json()["records"][0]["operation"] == "update"
     assert (await links(pool, ws, claire))["company"] != globex_local
     assert (await changes(pool, ws, claire))[-1] == ("update", ["company"])
 
-    response = await post(client, ws.tokens["admin"], [moved])
+    response = await post_records(client, ws.tokens["admin"], [moved])
     assert response.status_code == 200, response.text
     assert response.json()["records"][0]["operation"] == "update"
     assert await links(pool, ws, claire) == {}
     assert (await changes(pool, ws, claire))[-1] == ("update", ["company"])
 
     # Clearing an empty relation changes nothing.
-    response = await post(client, ws.tokens["admin"], [moved])
+    response = await post_records(client, ws.tokens["admin"], [moved])
     assert response.json()["records"][0]["operation"] == "unchanged"
     assert len(await changes(pool, ws, claire)) == 3
 
@@ -292,7 +277,7 @@ async def test_a_relation_by_global_id_to_a_record_created_in_the_same_request(c
         "label": "Dora",
         "relations": {"company": {"id": acme}},
     }
-    response = await post(client, ws.tokens["admin"], [line])
+    response = await post_records(client, ws.tokens["admin"], [line])
     assert response.status_code == 200, response.text
     dora = response.json()["records"][0]["id"]
     assert await links(pool, ws, dora) == {"company": ids.decode(acme, "Record", ws.id)}
@@ -316,7 +301,9 @@ async def test_a_relation_by_global_id_to_a_record_created_in_the_same_request(c
     ids=["list", "object", "charset", "ndjson", "jsonl"],
 )
 async def test_body_forms(client, pool, ws, content_type, encode):
-    response = await post(client, ws.tokens["admin"], encode([ACME, GLOBEX, CLAIRE]), content_type)
+    response = await post_records(
+        client, ws.tokens["admin"], encode([ACME, GLOBEX, CLAIRE]), content_type
+    )
     assert response.status_code == 200, response.text
     assert response.json()["created"] == 3
     assert (await footprint(pool, ws))["records"] == 3
@@ -387,7 +374,7 @@ async def test_two_bad_lines_refuse_the_whole_request(client, pool, ws, kind):
     token, bad, field = BAD_LINES[kind]
     good = GOOD_COMPANIES
     lines = [good[0], bad(2), good[1], good[2], bad(5)]
-    response = await post(client, ws.tokens[token], lines)
+    response = await post_records(client, ws.tokens[token], lines)
     assert response.status_code == 400, response.text
     error = response.json()["error"]
     assert error["code"] == "SCHEMA_VALIDATION_FAILED"
@@ -421,7 +408,7 @@ async def test_every_problem_of_every_line_is_listed_at_once(client, pool, ws):
     n = len(lines)
     expected |= {(n, "label"), (n, "values.employees"), (n, "values.domain"), (n, "values.nope")}
 
-    response = await post(client, ws.tokens["admin"], lines)
+    response = await post_records(client, ws.tokens["admin"], lines)
     assert response.status_code == 400, response.text
     assert response.json()["error"]["code"] == "SCHEMA_VALIDATION_FAILED"
     assert problems_of(response) == expected
@@ -430,7 +417,7 @@ async def test_every_problem_of_every_line_is_listed_at_once(client, pool, ws):
 
 async def test_a_memory_line_is_refused_as_a_system_entity(client, pool, ws):
     lines = [GOOD_COMPANIES[0], {"object": "memory", "label": "Remember me"}]
-    response = await post(client, ws.tokens["admin"], lines)
+    response = await post_records(client, ws.tokens["admin"], lines)
     assert response.status_code == 403, response.text
     error = response.json()["error"]
     assert error["code"] == "SCHEMA_SYSTEM_ENTITY_IMMUTABLE"
@@ -449,7 +436,9 @@ async def test_concurrent_creates_of_one_external_id_create_once_then_update(cli
             [{"object": "companies", "external_id": external, "label": f"Race {n}"}]
             for n in range(4)
         ]
-        answers = await asyncio.gather(*(post(client, ws.tokens["admin"], b) for b in lines))
+        answers = await asyncio.gather(
+            *(post_records(client, ws.tokens["admin"], b) for b in lines)
+        )
         assert [a.status_code for a in answers] == [200] * 4, [a.text for a in answers]
         results = [a.json()["records"][0] for a in answers]
         assert sorted(r["operation"] for r in results) == ["create", "update", "update", "update"]
@@ -460,7 +449,9 @@ async def test_concurrent_creates_of_one_external_id_create_once_then_update(cli
 
 @pytest.mark.parametrize("system_object", ["memory", "skill"])
 async def test_system_objects_cannot_be_written_even_alone(client, pool, ws, system_object):
-    response = await post(client, ws.tokens["admin"], [{"object": system_object, "label": "X"}])
+    response = await post_records(
+        client, ws.tokens["admin"], [{"object": system_object, "label": "X"}]
+    )
     assert response.status_code == 403
     assert response.json()["error"]["code"] == "SCHEMA_SYSTEM_ENTITY_IMMUTABLE"
     assert await footprint(pool, ws) == EMPTY
@@ -468,7 +459,7 @@ async def test_system_objects_cannot_be_written_even_alone(client, pool, ws, sys
 
 async def test_the_same_external_id_twice_is_refused(client, pool, ws):
     twice = [ACME, GLOBEX, {**ACME, "label": "Acme again"}]
-    response = await post(client, ws.tokens["admin"], twice)
+    response = await post_records(client, ws.tokens["admin"], twice)
     assert response.status_code == 400, response.text
     assert response.json()["error"]["code"] == "SCHEMA_VALIDATION_FAILED"
     assert {line for line, _ in problems_of(response)} == {3}
@@ -482,7 +473,7 @@ async def test_the_same_existing_record_by_id_and_external_id_is_refused(client,
         {"object": "companies", "id": acme, "label": "One"},
         {"object": "companies", "external_id": "acme", "label": "Two"},
     ]
-    response = await post(client, ws.tokens["admin"], lines)
+    response = await post_records(client, ws.tokens["admin"], lines)
     assert response.status_code == 400, response.text
     assert {line for line, _ in problems_of(response)} == {2}
     assert await footprint(pool, ws) == before
@@ -500,7 +491,7 @@ async def test_the_same_existing_record_by_id_and_external_id_is_refused(client,
     ids=["list", "object", "ndjson", "blank-ndjson"],
 )
 async def test_no_records_is_a_bad_request(client, ws, body, content_type):
-    response = await post(client, ws.tokens["admin"], body, content_type)
+    response = await post_records(client, ws.tokens["admin"], body, content_type)
     assert response.status_code == 400, response.text
     error = response.json()["error"]
     assert error["code"] == "SCHEMA_VALIDATION_FAILED"
@@ -512,7 +503,7 @@ async def test_more_than_a_thousand_lines_is_a_bad_request(client, pool, ws):
         {"object": "companies", "external_id": f"c{n}", "label": f"C{n}"}
         for n in range(MAX_LINES + 1)
     ]
-    response = await post(client, ws.tokens["admin"], lines)
+    response = await post_records(client, ws.tokens["admin"], lines)
     assert response.status_code == 400, response.text
     error = response.json()["error"]
     assert error["code"] == "SCHEMA_VALIDATION_FAILED"
@@ -524,7 +515,7 @@ async def test_exactly_a_thousand_lines_are_accepted(client, pool, ws):
     lines = [
         {"object": "companies", "external_id": f"c{n}", "label": f"C{n}"} for n in range(MAX_LINES)
     ]
-    response = await post(client, ws.tokens["admin"], lines)
+    response = await post_records(client, ws.tokens["admin"], lines)
     assert response.status_code == 200, response.text
     assert response.json()["created"] == MAX_LINES
     assert (await footprint(pool, ws))["records"] == MAX_LINES
@@ -545,7 +536,7 @@ async def test_exactly_a_thousand_lines_are_accepted(client, pool, ws):
 async def test_a_body_that_is_not_json_records_is_a_bad_request(
     client, pool, ws, body, content_type
 ):
-    response = await post(client, ws.tokens["admin"], body, content_type)
+    response = await post_records(client, ws.tokens["admin"], body, content_type)
     assert response.status_code == 400, response.text
     assert response.json()["error"]["code"] == "SCHEMA_VALIDATION_FAILED"
     assert await footprint(pool, ws) == EMPTY
@@ -553,7 +544,7 @@ async def test_a_body_that_is_not_json_records_is_a_bad_request(
 
 @pytest.mark.parametrize("content_type", ["text/plain", "application/xml", None])
 async def test_a_wrong_content_type_is_unsupported(client, pool, ws, content_type):
-    response = await post(client, ws.tokens["admin"], orjson.dumps([ACME]), content_type)
+    response = await post_records(client, ws.tokens["admin"], orjson.dumps([ACME]), content_type)
     assert response.status_code == 415, response.text
     assert response.json()["error"]["code"] == "SCHEMA_VALIDATION_FAILED"
     assert await footprint(pool, ws) == EMPTY
@@ -561,7 +552,7 @@ async def test_a_wrong_content_type_is_unsupported(client, pool, ws, content_typ
 
 @pytest.mark.parametrize("line", [[1], ["companies"], [None]], ids=["int", "str", "null"])
 async def test_a_line_that_is_not_an_object_is_reported(client, pool, ws, line):
-    response = await post(client, ws.tokens["admin"], [ACME, *line])
+    response = await post_records(client, ws.tokens["admin"], [ACME, *line])
     assert response.status_code == 400, response.text
     assert {n for n, _ in problems_of(response)} == {2}
     assert await footprint(pool, ws) == EMPTY
@@ -570,7 +561,7 @@ async def test_a_line_that_is_not_an_object_is_reported(client, pool, ws, line):
 async def test_a_record_id_of_another_workspace_is_not_found(client, pool, ws, ws2):
     [foreign] = await load_records(pool, ws2.tokens["admin"], [ACME])
     line = {"object": "companies", "id": foreign, "label": "Hijacked"}
-    response = await post(client, ws.tokens["admin"], [GLOBEX, line])
+    response = await post_records(client, ws.tokens["admin"], [GLOBEX, line])
     assert response.status_code == 404, response.text
     error = response.json()["error"]
     assert error["code"] == "NOT_FOUND"
@@ -586,21 +577,21 @@ async def test_a_record_id_of_another_workspace_is_not_found(client, pool, ws, w
 async def test_a_relation_to_a_record_of_another_workspace_is_refused(client, pool, ws, ws2):
     [foreign] = await load_records(pool, ws2.tokens["admin"], [ACME])
     line = {"object": "contacts", "label": "Spy", "relations": {"company": {"id": foreign}}}
-    response = await post(client, ws.tokens["admin"], [line])
+    response = await post_records(client, ws.tokens["admin"], [line])
     assert response.status_code == 400, response.text
     assert problems_of(response) == {(1, "relations.company")}
     assert await footprint(pool, ws) == EMPTY
 
 
 async def test_a_role_without_create_rights_is_forbidden(client, pool, ws):
-    response = await post(client, ws.tokens["viewer"], [ACME])
+    response = await post_records(client, ws.tokens["viewer"], [ACME])
     assert response.status_code == 403, response.text
     assert response.json()["error"]["code"] == "FORBIDDEN"
     assert await footprint(pool, ws) == EMPTY
 
 
 async def test_an_api_key_cannot_see_objects_outside_its_role(client, pool, ws):
-    response = await post(client, ws.tokens["api_key"], [GOOD_COMPANIES[0], CLAIRE])
+    response = await post_records(client, ws.tokens["api_key"], [GOOD_COMPANIES[0], CLAIRE])
     assert response.status_code == 400, response.text
     assert problems_of(response) == {(2, "object")}
     assert await footprint(pool, ws) == EMPTY
@@ -626,7 +617,7 @@ async def test_an_api_key_cannot_see_objects_outside_its_role(client, pool, ws):
 )
 async def test_a_nul_character_is_refused_not_an_internal_error(client, pool, ws, line, field):
     # PostgreSQL cannot store NUL in text or jsonb: this used to answer 500 INTERNAL.
-    response = await post(client, ws.tokens["admin"], [GOOD_COMPANIES[0], line])
+    response = await post_records(client, ws.tokens["admin"], [GOOD_COMPANIES[0], line])
     assert response.status_code == 400, response.text
     assert problems_of(response) == {(2, field)}
     assert await footprint(pool, ws) == EMPTY
@@ -636,7 +627,7 @@ async def test_a_nul_character_is_refused_not_an_internal_error(client, pool, ws
 async def test_an_external_id_outside_1_to_200_characters_is_refused(client, pool, ws, external_id):
     # The column's CHECK used to surface as 500 INTERNAL.
     line = {"object": "companies", "external_id": external_id, "label": "A"}
-    response = await post(client, ws.tokens["admin"], [GOOD_COMPANIES[0], line])
+    response = await post_records(client, ws.tokens["admin"], [GOOD_COMPANIES[0], line])
     assert response.status_code == 400, response.text
     assert problems_of(response) == {(2, "external_id")}
     assert await footprint(pool, ws) == EMPTY
@@ -644,7 +635,7 @@ async def test_an_external_id_outside_1_to_200_characters_is_refused(client, poo
 
 async def test_an_external_id_of_200_characters_is_accepted(client, pool, ws):
     line = {"object": "companies", "external_id": "x" * 200, "label": "A"}
-    response = await post(client, ws.tokens["admin"], [line])
+    response = await post_records(client, ws.tokens["admin"], [line])
     assert response.status_code == 200, response.text
 
 
@@ -652,7 +643,7 @@ async def test_an_external_id_of_200_characters_is_accepted(client, pool, ws):
 
 
 async def test_without_a_token_the_answer_is_401_with_a_plain_body(client, pool, ws):
-    response = await post(client, None, [ACME])
+    response = await post_records(client, None, [ACME])
     assert response.status_code == 401
     assert response.headers["www-authenticate"].startswith("Bearer")
     body = response.json()
@@ -661,7 +652,7 @@ async def test_without_a_token_the_answer_is_401_with_a_plain_body(client, pool,
 
 
 async def test_with_an_unknown_token_the_answer_is_401(client, pool, ws):
-    response = await post(client, "smk_" + "A" * 43, [ACME])
+    response = await post_records(client, "smk_" + "A" * 43, [ACME])
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "UNAUTHENTICATED"
     assert await footprint(pool, ws) == EMPTY

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
-from uuid import UUID, uuid4
+from uuid import uuid4
 
 import asyncpg
 import httpx
@@ -29,7 +29,17 @@ from db.pool import begin_workspace
 from resolvers.common import clock, ids
 from resolvers.common.principals import issue_token
 from resolvers.skills.form import DORMANT_AFTER_DAYS
-from tests.factories import Workspace, codes, gql, load_records, make_page
+from tests.factories import (
+    Workspace,
+    bearer,
+    data,
+    gql,
+    load_records,
+    local,
+    make_page,
+    private_deal,
+    problems,
+)
 
 SEARCH = """query($q: String!, $objects: [SearchObject!], $first: Int! = 20) {
   search(q: $q, objects: $objects, first: $first) {
@@ -67,27 +77,6 @@ def souvenir(text: str, type_: str = "relation") -> str:
     return f"- {text} — Claire, 2026-10-02 [{type_}]"
 
 
-def local(ws: Workspace, gid: str, type_name: str = "Record") -> UUID:
-    return ids.decode(gid, type_name, ws.id)
-
-
-def data(response: httpx.Response) -> Any:
-    body = response.json()
-    assert "errors" not in body, body
-    return body["data"]
-
-
-def problems(response: httpx.Response) -> list[dict[str, Any]]:
-    """The problems of a response's single SCHEMA_VALIDATION_FAILED error."""
-    assert codes(response) == ["SCHEMA_VALIDATION_FAILED"], response.json()
-    found: list[dict[str, Any]] = response.json()["errors"][0]["extensions"]["problems"]
-    return found
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"authorization": f"Bearer {token}"}
-
-
 async def search(
     client: httpx.AsyncClient,
     token: str,
@@ -119,13 +108,6 @@ async def records(
     """Workspace records made by ``owner``; their global ids."""
     lines = [{"object": object_, "label": label} for label in labels]
     return await load_records(pool, ws.tokens[owner], lines)
-
-
-async def private_deal(pool: asyncpg.Pool, ws: Workspace, owner: str, label: str) -> str:
-    [made] = await load_records(
-        pool, ws.tokens[owner], [{"object": "deals", "label": label, "visibility": "private"}]
-    )
-    return made
 
 
 async def record_page(

@@ -543,20 +543,6 @@ def test_a_folder_entry_named_like_a_file_is_refused():
 # Sizes and zip bombs ---------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def zeros_300mb() -> tuple[bytes, int, int]:
-    """A raw deflate stream of 300 MB of zeros (about 300 KB), its size and CRC: one fully
-    flushed 1 MB block repeated, which is a valid stream."""
-    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
-    block = compressor.compress(b"\0" * MB) + compressor.flush(zlib.Z_FULL_FLUSH)
-    stream = block * 300 + compressor.flush()
-    crc = 0
-    chunk = b"\0" * MB
-    for _ in range(300):
-        crc = zlib.crc32(chunk, crc)
-    return stream, 300 * MB, crc
-
-
 def test_a_zip_bomb_is_refused_by_its_declared_size(zeros_300mb):
     stream, size, crc = zeros_300mb
     assert len(stream) < 400_000

@@ -7,7 +7,6 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from resolvers.common import clock
 from resolvers.skills.folder import SKILL_TEMPLATE
 from tests.factories import codes, gql
 
@@ -139,7 +138,7 @@ async def test_activation_lists_files_never_their_content(client, ws):
     assert read.json()["data"]["skillFile"]["text"] == "secret"
 
 
-async def test_the_catalog_leaves_out_disabled_and_hides_dormant_descriptions(client, ws):
+async def test_the_catalog_leaves_out_disabled_and_hides_dormant_descriptions(client, ws, stand):
     token = ws.tokens["member"]
     await create(client, token, name="fresh-skill")
     await create(
@@ -152,16 +151,13 @@ async def test_the_catalog_leaves_out_disabled_and_hides_dormant_descriptions(cl
     # Still readable by name.
     assert (await gql(client, token, SKILL, {"name": "hidden-skill"})).json()["data"]["skill"]
     later = datetime.now(UTC) + timedelta(days=21, minutes=1)
-    clock.set_clock(lambda: later)
-    try:
-        dormant = (await gql(client, token, query)).json()["data"]["skillCatalog"]
-        assert dormant == [{"name": "fresh-skill", "description": None, "dormant": True}]
-        used = await gql(
-            client, token, 'mutation { recordSkillUse(name: "fresh-skill") { useCount dormant } }'
-        )
-        assert used.json()["data"]["recordSkillUse"] == {"useCount": 1, "dormant": False}
-    finally:
-        clock.set_clock(None)
+    stand(later)
+    dormant = (await gql(client, token, query)).json()["data"]["skillCatalog"]
+    assert dormant == [{"name": "fresh-skill", "description": None, "dormant": True}]
+    used = await gql(
+        client, token, 'mutation { recordSkillUse(name: "fresh-skill") { useCount dormant } }'
+    )
+    assert used.json()["data"]["recordSkillUse"] == {"useCount": 1, "dormant": False}
 
 
 async def test_polish_folds_three_lessons_and_refuses_fewer(client, ws):

@@ -15,7 +15,6 @@ import random
 import stat
 import tarfile
 import zipfile
-import zlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -24,11 +23,9 @@ import httpx
 import pytest
 from skills_ref.validator import validate
 
-from db.pool import SerialConnection, api_dsn, init_connection, keep_session
-from gateway.app import create_app
 from resolvers.skills.archive.read import MAX_ARCHIVE_BYTES
 from resolvers.skills.folder import RESERVED_NAMES, parse_skill_md
-from tests.factories import Workspace, codes, gql
+from tests.factories import Workspace, codes, gql, split
 from tests.skills.test_archive import Raw, raw_entry, raw_zip
 
 MB = 1024 * 1024
@@ -718,18 +715,6 @@ async def test_a_bad_visibility_is_refused(client, pool, ws):
 # Hostile archives through the route -----------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def zeros_300mb() -> tuple[bytes, int, int]:
-    """A raw deflate stream of 300 MB of zeros (about 300 KB), its size and CRC."""
-    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
-    block = compressor.compress(b"\0" * MB) + compressor.flush(zlib.Z_FULL_FLUSH)
-    stream = block * 300 + compressor.flush()
-    crc, chunk = 0, b"\0" * MB
-    for _ in range(300):
-        crc = zlib.crc32(chunk, crc)
-    return stream, 300 * MB, crc
-
-
 def tar_with(*extra: tarfile.TarInfo) -> bytes:
     """A tar of a valid skill folder plus ``extra`` entries (links, devices ...)."""
     buffer = io.BytesIO()
@@ -861,36 +846,9 @@ async def test_a_body_over_50_mb_is_refused_with_413(client, pool, ws):
 
 # SQL statements per request ----------------------------------------------------------------------
 
-TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
 ACTIVATION = """{ skillActivation(name: "counted-skill") {
   name version body directory files { path size sha256 script executable } } }"""
 CATALOG = "{ skillCatalog { name description dormant } }"
-
-
-@pytest.fixture(scope="module")
-async def counted(dsn: str, settings) -> AsyncIterator[tuple[httpx.AsyncClient, list[str]]]:
-    """A client on the app as the service runs it (its login role), whose one connection logs
-    every statement it sends."""
-    statements: list[str] = []
-
-    async def init(conn: asyncpg.Connection) -> None:
-        await init_connection(conn)
-        conn.add_query_logger(lambda record: statements.append(record.query))
-
-    pool = await asyncpg.create_pool(
-        api_dsn(dsn),
-        min_size=1,
-        max_size=1,
-        init=init,
-        connection_class=SerialConnection,
-        reset=keep_session,
-    )
-    app = create_app(settings, pool=pool)
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://test"
-    ) as client:
-        yield client, statements
-    await pool.close()
 
 
 async def statements_of(
@@ -906,8 +864,7 @@ async def statements_of(
     await asyncio.sleep(0)  # query loggers are called soon after the statement
     body = response.json()
     assert "errors" not in body, body
-    control = [s for s in statements if s.strip().upper().startswith(TRANSACTION_CONTROL)]
-    data = [s for s in statements if s not in control]
+    control, data = split(statements)
     return body["data"], data, control
 
 

@@ -24,7 +24,18 @@ from resolvers.common.principals import issue_token, principal_for_token
 from resolvers.records import trash
 from resolvers.records.workspaces import create_object, grant_standard_roles
 from resolvers.turns.cards import CARD_BUDGET_CHARS, MAX_MENTIONS
-from tests.factories import Workspace, codes, gql, load_records, make_page, write_page
+from tests.factories import (
+    Workspace,
+    agent_id,
+    codes,
+    company,
+    gql,
+    load_records,
+    local,
+    make_page,
+    private_deal,
+    write_page,
+)
 
 CARD_FIELDS = (
     "recordId label object objectName signal values { attribute title value } "
@@ -75,10 +86,6 @@ def mention(gid: str, label: str = "Rec") -> str:
     return f"@[{label}](record:{gid})"
 
 
-def local(ws: Workspace, gid: str) -> UUID:
-    return ids.decode(gid, "Record", ws.id)
-
-
 def souvenir(text: str, day: str = "2026-10-02", author: str = "Claire", source: str = "") -> str:
     """A souvenir line in stored form (``source``: record:<id> or conversation:<id>)."""
     arrow = f" → {source}" if source else ""
@@ -97,20 +104,6 @@ async def companies(pool: asyncpg.Pool, ws: Workspace, *labels: str, who: str = 
     )
 
 
-async def company(pool: asyncpg.Pool, ws: Workspace, label: str = "Acme", **values: Any) -> str:
-    [made] = await load_records(
-        pool, ws.tokens["admin"], [{"object": "companies", "label": label, "values": values}]
-    )
-    return made
-
-
-async def private_deal(pool: asyncpg.Pool, ws: Workspace, owner: str, label: str, **more) -> str:
-    """A deal private to ``owner``, shared with nobody."""
-    line = {"object": "deals", "label": label, "visibility": "private", **more}
-    [made] = await load_records(pool, ws.tokens[owner], [line])
-    return made
-
-
 async def record_page(pool: asyncpg.Pool, ws: Workspace, gid: str, *lines: str) -> str:
     return await make_page(pool, ws, "record", local(ws, gid), "\n".join(lines), name="Page")
 
@@ -119,13 +112,6 @@ async def profile(pool: asyncpg.Pool, ws: Workspace, who: str, *lines: str) -> s
     """``who``'s member profile, written by the workspace."""
     content = "\n".join(lines)
     return await make_page(pool, ws, "member", ws.members[who], content, name=who.title())
-
-
-async def agent_id(pool: asyncpg.Pool, ws: Workspace, name: str = "Scout") -> UUID:
-    async with pool.acquire() as conn, conn.transaction():
-        await begin_workspace(conn, ws.id)
-        found: UUID = await conn.fetchval("SELECT id FROM agents WHERE name = $1", name)
-    return found
 
 
 def labels(found: dict[str, Any]) -> list[str]:
