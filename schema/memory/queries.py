@@ -9,7 +9,7 @@ from strawberry.types import Info
 
 from resolvers.common import ids
 from resolvers.common.errors import Problem, invalid
-from resolvers.memory import pages, proposals, settings
+from resolvers.memory import history, pages, proposals, settings
 from resolvers.records.read import check_page_size
 from schema.context import Context
 from schema.memory.types import (
@@ -93,7 +93,7 @@ class MemoryQuery:
     ) -> list[MemoryVersion]:
         ctx = info.context
         size = check_page_size(first)
-        rows = await pages.versions(
+        rows = await history.versions(
             ctx.conn, ctx.principal, decode_page_id(info, page_id), size, before
         )
         return [MemoryVersion.of(row, ctx.principal.workspace_id) for row in rows]
@@ -103,7 +103,7 @@ class MemoryQuery:
         ctx = info.context
         workspace = ctx.principal.workspace_id
         version_id = ids.decode(id, "MemoryVersion", workspace, "id")
-        row = await pages.version(ctx.conn, ctx.principal, version_id)
+        row = await history.version(ctx.conn, ctx.principal, version_id)
         return MemoryVersion.of(row, workspace)
 
     @strawberry.field(description="The caller's proposals, newest first, with their status.")

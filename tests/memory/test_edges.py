@@ -13,7 +13,7 @@ import pytest
 from db import records as records_db
 from db.pool import begin_workspace
 from resolvers.common import clock, ids
-from resolvers.memory.grammar import PAGE_CONTENT_MAX_CHARS
+from resolvers.memory.content import PAGE_CONTENT_MAX_CHARS
 from resolvers.records.workspaces import create_object, grant_standard_roles
 from tests.factories import codes, gql, load_records, make_page
 
