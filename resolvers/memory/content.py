@@ -15,6 +15,15 @@ PAGE_CONTENT_MAX_CHARS = 4_000
 MISSION_HEADING = "## Mission mémoire"
 
 _HEADING = re.compile(r"^#{1,6} \S")
+# The mission section ends at the first blank line or the next '##' (or '#') heading (DESIGN
+# §6, seed 000): a deeper heading ('###' ...) inside it belongs to it.
+_MISSION_END = re.compile(r"#{1,2}(?!#)")
+
+
+def ends_mission(text: str) -> bool:
+    """Whether a non-blank line ends the mission section: a heading of level 1 or 2."""
+    return _MISSION_END.match(text) is not None
+
 
 LineKind = Literal["souvenir", "heading", "blank", "mission"]
 
@@ -54,6 +63,9 @@ def parse_content(
         if has_control(text):
             problems.append(Problem("the line holds a control character", "content", number))
             continue
+        if in_mission and not ends_mission(text):
+            lines.append(PageLine("mission", text))
+            continue
         if text.startswith("#"):
             in_mission = mission and text.rstrip() == MISSION_HEADING
             lines.append(PageLine("heading", text))
@@ -61,9 +73,6 @@ def parse_content(
                 problems.append(
                     Problem("a heading is '#' to '######', a space, a title", "content", number)
                 )
-            continue
-        if in_mission:
-            lines.append(PageLine("mission", text))
             continue
         if not text.startswith("-"):
             problems.append(
@@ -86,13 +95,13 @@ def render_content(lines: Iterable[str]) -> str:
 
 def mission_section(content: str) -> str | None:
     """The text under the workspace profile's ``## Mission mémoire`` heading, to the first
-    blank line or the next heading (of any level); None when there is no such section."""
+    blank line or the next ``##`` (or ``#``) heading; None when there is no such section."""
     lines = content.split("\n")
     for index, line in enumerate(lines):
         if line.rstrip() == MISSION_HEADING:
             section = []
             for text in lines[index + 1 :]:
-                if not text.strip() or text.startswith("#"):
+                if not text.strip() or ends_mission(text):
                     break
                 section.append(text)
             return "\n".join(section)

@@ -168,6 +168,25 @@ def test_the_mission_section_ends_at_the_next_heading():
     assert [pl.kind for pl in lines] == ["heading", "mission", "heading"]
 
 
+def test_a_deeper_heading_inside_the_mission_belongs_to_it():
+    """DESIGN §6, seed 000: the section ends at the first blank line or the next '##' heading;
+    a '###' line inside it is part of it, kept as written (never read as a heading)."""
+    content = (
+        "## Mission mémoire\nRetenir l'essentiel\n### Priorités\nLes clients d'abord\n## Autre"
+    )
+    lines, problems = parse_content(content, mission=True)
+    assert lines == [
+        PageLine("heading", "## Mission mémoire"),
+        PageLine("mission", "Retenir l'essentiel"),
+        PageLine("mission", "### Priorités"),
+        PageLine("mission", "Les clients d'abord"),
+        PageLine("heading", "## Autre"),
+    ]
+    assert problems == []
+    assert mission_section(content) == "Retenir l'essentiel\n### Priorités\nLes clients d'abord"
+    assert mission_section("## Mission mémoire\n#### Détail\nA\n\nB") == "#### Détail\nA"
+
+
 def test_without_mission_the_same_lines_are_souvenirs():
     """mission=False: the mission heading is an ordinary heading and its lines souvenirs."""
     lines, problems = parse_content(MISSION_PAGE)
@@ -226,12 +245,13 @@ def test_mission_section_ends_at_a_blank_line():
 def test_mission_section_ends_at_the_next_level_2_heading():
     """The next '## …' heading ends the section."""
     assert mission_section("## Mission mémoire\nA\n## Autre\nC") == "A"
-    assert mission_section("## Mission mémoire\nA\n### Détail\nC") == "A"
+    # A deeper heading belongs to the section (DESIGN §6).
+    assert mission_section("## Mission mémoire\nA\n### Détail\nC") == "A\n### Détail\nC"
 
 
 def test_mission_section_ends_at_a_level_1_heading_too():
-    """mission_section: 'to the first blank line or the next heading (of any level)': a
-    '# Autre' heading ends it, as it ends the mission in parse_content(mission=True)."""
+    """mission_section: a '# Autre' heading (above '##') ends it, as it ends the mission in
+    parse_content(mission=True)."""
     content = "## Mission mémoire\nA\n# Autre\nC"
     assert mission_section(content) == "A"
     lines, _ = parse_content(content, mission=True)

@@ -784,6 +784,23 @@ async def test_free_text_only_inside_the_workspace_profiles_mission(pool, ws):
         assert sorted({p.line for p in error.problems}) == [2, 3]
 
 
+async def test_a_deeper_heading_in_the_mission_is_the_missions_and_never_rewritten(
+    client, pool, ws
+):
+    """DESIGN §6: the section runs to the first blank line or the next '##' heading; a '###'
+    line and the text under it belong to it, are kept as written and never rewritten."""
+    mission = ["## Mission mémoire", "Retenir les décisions.", "### Priorités", "Les clients."]
+    content = "\n".join([*mission, "", line("Tutoyer", "consigne")])
+    page = await make_page(pool, ws, "workspace", None, content)
+    shown = await read(client, ws, page)
+    assert shown["mission"] == "Retenir les décisions.\n### Priorités\nLes clients."
+    assert shown["content"] == content
+    rewritten = content.replace("Les clients.", "Les fournisseurs.")
+    error = await refused(write_page(pool, ws, page, rewritten))
+    assert error.code is Code.SCHEMA_VALIDATION_FAILED
+    assert "never rewrites it" in error.problems[0].message
+
+
 async def test_an_admin_edits_the_mission_by_hand(client, pool, ws, today):
     content = "\n".join(["## Mission mémoire", MISSION_TEXT, "", line("Tutoyer", "consigne")])
     page = await make_page(pool, ws, "workspace", None, content)
