@@ -122,8 +122,8 @@ def amount_problems(field: str, value: Any) -> list[Problem]:
 async def update_allowances(
     conn: asyncpg.Connection, principal: Principal, changes: dict[str, Any]
 ) -> Allowances:
-    """Set either allowance (absent: unchanged; None: the default), with the settings right.
-    Any bad value changes nothing."""
+    """A person with the settings right sets either allowance (absent: unchanged; None: the
+    default). Any bad value changes nothing."""
     problems = [
         Problem(f"unknown setting; the settings are {', '.join(SETTING_KEYS)}", key)
         for key in changes
@@ -134,9 +134,9 @@ async def update_allowances(
             problems.extend(amount_problems(key, changes[key]))
     if problems:
         raise invalid(problems, "The settings are not valid: nothing was changed.")
-    if not principal.row.can_update_settings or principal.kind not in ("member", "api_key"):
-        # A person with the right (or a key with it) decides; never an agent or a client
-        # acting for them.
+    if not principal.is_own_session or not principal.row.can_update_settings:
+        # A person with the right decides, in their own session: never an API key (whatever
+        # its role), nor an agent or a client acting for them.
         raise DomainError(Code.FORBIDDEN, "You may not update the workspace's settings.")
 
     def change(key: str) -> tuple[bool, Decimal | None]:

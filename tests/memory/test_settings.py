@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from uuid import uuid4
 
 import asyncpg
 import orjson
 import pytest
 
+from db import identity
+from db.pool import begin_workspace
+from resolvers.common.principals import issue_token
 from tests.factories import codes, gql
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -338,3 +342,19 @@ async def test_update_tenant_settings_refuses_what_is_not_a_string(client, ws, v
     unknown = await gql(client, admin, UPDATE_SETTINGS, {"input": {PERSON: "3", "colour": "1"}})
     assert codes(unknown) == ["GRAPHQL_VALIDATION_FAILED"]
     assert await get_settings(client, admin) == {PERSON: "2.50", TENANT: "7"}
+
+
+async def test_an_api_key_sets_no_allowance_even_with_an_admin_role(client, pool, ws):
+    """DESIGN §5: allowances are set by a person with the settings right, never by an API key
+    (whatever its role): FORBIDDEN through GraphQL and PATCH /tenant/settings, nothing set."""
+    async with pool.acquire() as conn, conn.transaction():
+        await begin_workspace(conn, ws.id)
+        key = await identity.insert_api_key(conn, uuid4(), "ops", ws.roles["admin"])
+        token = await issue_token(conn, "api_key", api_key_id=key.id, purpose="test")
+    wanted = {PERSON: "3", TENANT: "8"}
+    through_graphql = await gql(client, token, UPDATE_SETTINGS, {"input": wanted})
+    assert codes(through_graphql) == ["FORBIDDEN"]
+    through_http = await patch_settings(client, token, wanted)
+    assert through_http.status_code == 403, through_http.text
+    assert through_http.json()["error"]["code"] == "FORBIDDEN"
+    assert await get_settings(client, ws.tokens["admin"]) == {PERSON: None, TENANT: None}
