@@ -8,6 +8,7 @@ from datetime import datetime
 import pytest
 
 from resolvers.common import clock
+from tests.memory.pages_api import NOW
 
 
 @pytest.fixture
@@ -18,4 +19,12 @@ def stand() -> Iterator[Callable[[datetime], None]]:
         clock.set_clock(lambda: when)
 
     yield at
+    clock.set_clock(None)
+
+
+@pytest.fixture
+def today():
+    """The clock stands on TODAY for the test, then goes back to the system clock."""
+    clock.set_clock(lambda: NOW)
+    yield NOW
     clock.set_clock(None)

@@ -16,6 +16,7 @@ import pytest
 from resolvers.common import ids
 from resolvers.common.principals import token_hash
 from tests.factories import codes, gql, make_page
+from tests.memory.pages_api import field, when
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 FRENCH = "- Prefers French — Claire, 2026-01-02 [préférence]"
@@ -41,28 +42,18 @@ VERSIONS = f"""query($p: ID!, $first: Int, $before: Int) {{
 ONE_VERSION = f"query($id: ID!) {{ memoryVersion(id: $id) {{ {VERSION} }} }}"
 
 
-def data(response: Any, field: str) -> Any:
-    body = response.json()
-    assert "errors" not in body, body
-    return body["data"][field]
-
-
-def when(text: str | None) -> datetime | None:
-    return datetime.fromisoformat(text) if text is not None else None
-
-
 async def profile(pool, ws, content: str, who: str = "member") -> str:
     """A member's profile written by the workspace (as the Dreamer will)."""
     return await make_page(pool, ws, "member", ws.members[who], content, name=who.title())
 
 
 async def read(client, token, page_id):
-    return data(await gql(client, token, READ_PAGE, {"id": page_id}), "memoryPage")
+    return field(await gql(client, token, READ_PAGE, {"id": page_id}), "memoryPage")
 
 
 async def history(client, token, page_id, first=20, before=None):
     variables = {"p": page_id, "first": first, "before": before}
-    return data(await gql(client, token, VERSIONS, variables), "memoryVersions")
+    return field(await gql(client, token, VERSIONS, variables), "memoryVersions")
 
 
 async def session_of(pool: asyncpg.Pool, ws, who: str) -> str:
@@ -95,7 +86,7 @@ async def test_every_mutation_is_a_version_with_who_when_and_from_which_session(
     first_keys = keys(created)
 
     stand(times[1])
-    edited = data(
+    edited = field(
         await gql(client, token, EDIT, {"p": page_id, "c": f"{FRENCH}\n- Likes tea [préférence]"}),
         "editMemoryPage",
     )
@@ -104,7 +95,7 @@ async def test_every_mutation_is_a_version_with_who_when_and_from_which_session(
     assert edited["souvenirs"][1]["line"] == "- Likes tea — Member, 2026-03-02 [préférence] ✍"
 
     stand(times[2])
-    deleted_one = data(
+    deleted_one = field(
         await gql(client, token, DELETE_SOUVENIR, {"p": page_id, "k": first_keys[0]}),
         "deleteSouvenir",
     )
@@ -112,13 +103,13 @@ async def test_every_mutation_is_a_version_with_who_when_and_from_which_session(
     tea_key = deleted_one["souvenirs"][0]["key"]
 
     stand(times[3])
-    emptied = data(await gql(client, token, EDIT, {"p": page_id, "c": ""}), "editMemoryPage")
+    emptied = field(await gql(client, token, EDIT, {"p": page_id, "c": ""}), "editMemoryPage")
     assert emptied["version"] == 4 and emptied["trashed"] and emptied["souvenirs"] == []
     gone = await gql(client, token, READ_PAGE, {"id": page_id})
     assert codes(gone) == ["NOT_FOUND"]
 
     stand(times[4])
-    restored = data(await gql(client, token, RESTORE, {"p": page_id}), "restoreMemoryPage")
+    restored = field(await gql(client, token, RESTORE, {"p": page_id}), "restoreMemoryPage")
     assert restored["version"] == 5 and not restored["trashed"]
     assert keys(restored) == [tea_key]
 
@@ -127,7 +118,7 @@ async def test_every_mutation_is_a_version_with_who_when_and_from_which_session(
     v1 = versions[-1]
 
     stand(times[5])
-    rolled = data(await gql(client, token, ROLLBACK, {"v": v1["id"]}), "rollbackMemoryPage")
+    rolled = field(await gql(client, token, ROLLBACK, {"v": v1["id"]}), "rollbackMemoryPage")
     assert rolled["version"] == 6
     assert rolled["content"] == f"{FRENCH}\n{LYON}" == v1["content"]
     assert keys(rolled) == first_keys
@@ -172,7 +163,7 @@ async def test_one_version_reads_the_content_it_left(client, pool, ws):
     await gql(client, token, EDIT, {"p": page_id, "c": LYON})
     versions = await history(client, token, page_id)
     for listed in versions:
-        one = data(await gql(client, token, ONE_VERSION, {"id": listed["id"]}), "memoryVersion")
+        one = field(await gql(client, token, ONE_VERSION, {"id": listed["id"]}), "memoryVersion")
         assert one == listed
     assert versions[1]["content"] == f"{FRENCH}\n{LYON}" and versions[0]["content"] == LYON
     page = await read(client, token, page_id)
@@ -189,13 +180,13 @@ async def test_rollback_writes_a_new_version_and_a_redacted_version_cannot_be_ro
     await gql(client, token, EDIT, {"p": page_id, "c": LYON})
     v1, v2 = (await history(client, token, page_id))[::-1][:2]
 
-    rolled = data(await gql(client, token, ROLLBACK, {"v": v1["id"]}), "rollbackMemoryPage")
+    rolled = field(await gql(client, token, ROLLBACK, {"v": v1["id"]}), "rollbackMemoryPage")
     assert rolled["version"] == 4
     assert rolled["content"] == original["content"] and keys(rolled) == keys(original)
     # The versions written back from stay as they were.
     assert (await history(client, token, page_id))[3] == v1
 
-    redacted = data(await gql(client, token, REDACT, {"v": v2["id"]}), "redactMemoryVersion")
+    redacted = field(await gql(client, token, REDACT, {"v": v2["id"]}), "redactMemoryVersion")
     assert redacted["redacted"]
     refused = await gql(client, token, ROLLBACK, {"v": v2["id"]})
     assert codes(refused) == ["SCHEMA_VALIDATION_FAILED"]
@@ -239,7 +230,7 @@ async def test_redaction_scrubs_content_and_keeps_actor_number_and_times(client,
     assert "1234" in leaked["content"]
 
     stand(T0 + timedelta(minutes=3))
-    redacted = data(await gql(client, token, REDACT, {"v": leaked["id"]}), "redactMemoryVersion")
+    redacted = field(await gql(client, token, REDACT, {"v": leaked["id"]}), "redactMemoryVersion")
     assert redacted["content"] is None and redacted["contentSha256"] is None
     assert redacted["redacted"] and when(redacted["redactedAt"]) == T0 + timedelta(minutes=3)
     kept = ("id", "pageId", "number", "operation", "actorKind", "actorName", "sessionId")
@@ -249,7 +240,7 @@ async def test_redaction_scrubs_content_and_keeps_actor_number_and_times(client,
     after = await history(client, token, page_id)
     assert after[1] == redacted and after[0] == before[0] and after[2] == before[2]
     assert "1234" not in orjson.dumps(after).decode()
-    assert data(await gql(client, token, ONE_VERSION, {"id": leaked["id"]}), "memoryVersion") == (
+    assert field(await gql(client, token, ONE_VERSION, {"id": leaked["id"]}), "memoryVersion") == (
         redacted
     )
     async with pool.acquire() as conn:
@@ -268,7 +259,7 @@ async def test_redaction_scrubs_content_and_keeps_actor_number_and_times(client,
     # Redacting twice is harmless: same answer, nothing else moves.
     stand(T0 + timedelta(minutes=9))
     again = await gql(client, token, REDACT, {"v": leaked["id"]})
-    assert data(again, "redactMemoryVersion") == redacted
+    assert field(again, "redactMemoryVersion") == redacted
     assert await history(client, token, page_id) == after
     assert (await read(client, token, page_id))["version"] == 3
 
@@ -399,7 +390,7 @@ async def test_an_edit_based_on_the_current_content_is_applied(client, pool, ws)
     token = ws.tokens["member"]
     page_id = await profile(pool, ws, f"{FRENCH}\n{LYON}")
     page = await read(client, token, page_id)
-    edited = data(
+    edited = field(
         await gql(client, token, EDIT, {"p": page_id, "c": LYON, "b": page["contentSha256"]}),
         "editMemoryPage",
     )
@@ -407,7 +398,7 @@ async def test_an_edit_based_on_the_current_content_is_applied(client, pool, ws)
     assert edited["contentSha256"] != page["contentSha256"]
     # The new sha is the one to base the next edit on.
     again = await gql(client, token, EDIT, {"p": page_id, "c": "", "b": edited["contentSha256"]})
-    assert data(again, "editMemoryPage")["trashed"]
+    assert field(again, "editMemoryPage")["trashed"]
 
 
 async def test_an_edit_based_on_stale_content_changes_nothing(client, pool, ws):
@@ -469,11 +460,11 @@ async def test_concurrent_editors_without_a_base_are_applied_one_after_another(c
         pool, ws, page_id, [gql(client, token, EDIT, {"p": page_id, "c": c}) for c in contents]
     )
     assert [codes(r) for r in responses] == [[]] * 5
-    assert sorted(data(r, "editMemoryPage")["version"] for r in responses) == [2, 3, 4, 5, 6]
+    assert sorted(field(r, "editMemoryPage")["version"] for r in responses) == [2, 3, 4, 5, 6]
     page = await read(client, token, page_id)
     assert page["version"] == 6 and len(await history(client, token, page_id)) == 6
-    last = next(r for r in responses if data(r, "editMemoryPage")["version"] == 6)
-    assert page["content"] == data(last, "editMemoryPage")["content"]
+    last = next(r for r in responses if field(r, "editMemoryPage")["version"] == 6)
+    assert page["content"] == field(last, "editMemoryPage")["content"]
 
 
 async def test_concurrent_identical_edits_make_one_version(client, pool, ws):

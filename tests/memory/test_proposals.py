@@ -5,23 +5,17 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import asyncpg
 
 from tests.factories import codes, gql
+from tests.memory.pages_api import field
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 PROPOSE = """mutation($t: String!) {
   proposeMemory(text: $t) { id text status proposerName onBehalfOfId createdAt }
 }"""
 MY_PROPOSALS = "query($first: Int) { myMemoryProposals(first: $first) { id text status } }"
-
-
-def data(response: Any, field: str) -> Any:
-    body = response.json()
-    assert "errors" not in body, body
-    return body["data"][field]
 
 
 async def stored_proposals(pool: asyncpg.Pool, ws, kind: str | None = None) -> int:
@@ -44,7 +38,7 @@ async def test_thirty_proposals_an_hour_and_the_next_one_after_the_hour(client, 
     agent = ws.tokens["agent"]
     for n in range(30):
         stand(T0 + timedelta(minutes=n))
-        accepted = data(await propose(client, agent, f"Acme wants French, #{n}"), "proposeMemory")
+        accepted = field(await propose(client, agent, f"Acme wants French, #{n}"), "proposeMemory")
         assert accepted["status"] == "WAITING"
     stand(T0 + timedelta(minutes=30))
     refused = await propose(client, agent, "one too many")
@@ -57,11 +51,11 @@ async def test_thirty_proposals_an_hour_and_the_next_one_after_the_hour(client, 
     ]
     assert await stored_proposals(pool, ws) == 30
     stand(T0 + timedelta(hours=1, seconds=1))
-    assert data(await propose(client, agent, "an hour later"), "proposeMemory")["status"] == (
+    assert field(await propose(client, agent, "an hour later"), "proposeMemory")["status"] == (
         "WAITING"
     )
     assert await stored_proposals(pool, ws) == 31
-    texts = [p["text"] for p in data(await gql(client, agent, MY_PROPOSALS), "myMemoryProposals")]
+    texts = [p["text"] for p in field(await gql(client, agent, MY_PROPOSALS), "myMemoryProposals")]
     assert "one too many" not in texts and "still too many" not in texts
 
 
@@ -114,18 +108,18 @@ async def test_concurrent_proposals_stop_at_thirty(client, pool, ws):
 
 async def test_a_proposal_waits_and_its_proposer_reads_it(client, pool, ws):
     agent = ws.tokens["agent"]
-    made = data(await propose(client, agent, "Acme signs in June"), "proposeMemory")
+    made = field(await propose(client, agent, "Acme signs in June"), "proposeMemory")
     assert made["status"] == "WAITING" and made["proposerName"] == "Scout"
     assert made["onBehalfOfId"] == ws.gid(ws.members["member"], "Member")
-    mine = data(await gql(client, agent, MY_PROPOSALS), "myMemoryProposals")
+    mine = field(await gql(client, agent, MY_PROPOSALS), "myMemoryProposals")
     assert mine == [{"id": made["id"], "text": "Acme signs in June", "status": "WAITING"}]
     # Proposals are the proposer's: the member the agent works for has made none.
-    assert data(await gql(client, ws.tokens["member"], MY_PROPOSALS), "myMemoryProposals") == []
+    assert field(await gql(client, ws.tokens["member"], MY_PROPOSALS), "myMemoryProposals") == []
 
 
 async def test_a_proposal_holds_one_to_two_thousand_characters(client, pool, ws):
     token = ws.tokens["agent"]
-    assert data(await propose(client, token, "x" * 2000), "proposeMemory")["text"] == "x" * 2000
+    assert field(await propose(client, token, "x" * 2000), "proposeMemory")["text"] == "x" * 2000
     for text in ("x" * 2001, "", "   ", "\n"):
         response = await propose(client, token, text)
         assert codes(response) == ["SCHEMA_VALIDATION_FAILED"], repr(text)

@@ -15,6 +15,7 @@ from db import identity
 from db.pool import begin_workspace
 from resolvers.common.principals import issue_token
 from tests.factories import codes, gql
+from tests.memory.pages_api import field, when
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 PREFERENCES = """{ memoryPreferences { shareWithTeam learnFromEmail shareWithTeamOnSince
@@ -32,16 +33,6 @@ UPDATE_SETTINGS = f"""mutation($input: TenantSettingsInput!) {{
 PERSON, TENANT = "memoryPersonMonthlyLimitUsd", "memoryTenantMonthlyLimitUsd"
 
 
-def data(response: Any, field: str) -> Any:
-    body = response.json()
-    assert "errors" not in body, body
-    return body["data"][field]
-
-
-def when(text: str | None) -> datetime | None:
-    return datetime.fromisoformat(text) if text is not None else None
-
-
 # Preferences ------------------------------------------------------------------------------
 
 
@@ -56,14 +47,14 @@ async def member_since(pool: asyncpg.Pool, ws, who: str = "member") -> datetime:
 
 
 async def preferences(client, token):
-    found = data(await gql(client, token, PREFERENCES), "memoryPreferences")
+    found = field(await gql(client, token, PREFERENCES), "memoryPreferences")
     for key in ("shareWithTeamOnSince", "learnFromEmailOnSince"):
         found[key] = when(found[key])
     return found
 
 
 async def set_share(client, token, value: bool):
-    found = data(
+    found = field(
         await gql(client, token, SET_PREFERENCE, {"k": "SHARE_WITH_TEAM", "v": value}),
         "setMemoryPreference",
     )
@@ -215,7 +206,7 @@ REFUSED = [*REFUSED_TEXT, 3, 3.5, True, False, [], {}]
 
 async def test_settings_read_back_null_while_the_default_applies(client, ws):
     assert await get_settings(client, ws.tokens["viewer"]) == {PERSON: None, TENANT: None}
-    shown = data(await gql(client, ws.tokens["viewer"], TENANT_SETTINGS), "tenantSettings")
+    shown = field(await gql(client, ws.tokens["viewer"], TENANT_SETTINGS), "tenantSettings")
     assert shown == {
         PERSON: None,
         TENANT: None,
@@ -231,14 +222,14 @@ async def test_patch_settings_accepts_decimal_strings(client, ws, sent, shown):
     assert response.status_code == 200
     assert response.json() == {PERSON: shown, TENANT: shown}
     assert await get_settings(client, admin) == {PERSON: shown, TENANT: shown}
-    read = data(await gql(client, admin, TENANT_SETTINGS), "tenantSettings")
+    read = field(await gql(client, admin, TENANT_SETTINGS), "tenantSettings")
     assert read["effectivePersonMonthlyLimitUsd"] == shown
     # null returns to the default.
     response = await patch_settings(client, admin, {PERSON: None})
     assert response.json() == {PERSON: None, TENANT: shown}
     response = await patch_settings(client, admin, {TENANT: None})
     assert response.json() == {PERSON: None, TENANT: None}
-    read = data(await gql(client, admin, TENANT_SETTINGS), "tenantSettings")
+    read = field(await gql(client, admin, TENANT_SETTINGS), "tenantSettings")
     assert read["effectivePersonMonthlyLimitUsd"] == "1.00"
     assert read["effectiveTenantMonthlyLimitUsd"] == "5.00"
 
@@ -301,16 +292,16 @@ async def test_only_the_settings_right_sets_allowances(client, ws):
 async def test_update_tenant_settings_accepts_decimal_strings(client, ws, sent, shown):
     admin = ws.tokens["admin"]
     response = await gql(client, admin, UPDATE_SETTINGS, {"input": {PERSON: sent}})
-    assert data(response, "updateTenantSettings") == {
+    assert field(response, "updateTenantSettings") == {
         PERSON: shown,
         TENANT: None,
         "effectivePersonMonthlyLimitUsd": shown,
         "effectiveTenantMonthlyLimitUsd": "5.00",
     }
-    assert data(await gql(client, admin, TENANT_SETTINGS), "tenantSettings")[PERSON] == shown
+    assert field(await gql(client, admin, TENANT_SETTINGS), "tenantSettings")[PERSON] == shown
     assert await get_settings(client, admin) == {PERSON: shown, TENANT: None}
     back = await gql(client, admin, UPDATE_SETTINGS, {"input": {PERSON: None, TENANT: sent}})
-    assert data(back, "updateTenantSettings") == {
+    assert field(back, "updateTenantSettings") == {
         PERSON: None,
         TENANT: shown,
         "effectivePersonMonthlyLimitUsd": "1.00",
