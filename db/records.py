@@ -1,5 +1,4 @@
-"""Objects, attributes, records, relations, shares and the change log; which records a caller
-reads and which may carry a memory page."""
+"""Objects, attributes, records, relations, shares and the change log."""
 
 from __future__ import annotations
 
