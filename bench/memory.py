@@ -42,8 +42,7 @@ from bench import client, records
 from bench.baseline import plain_app
 from bench.generate import with_database
 from bench.records import CpuMeter, Server, machine, wait_quiet
-from db import identity
-from db import memory as memory_db
+from db import identity, memory
 from db.migrate import apply_migrations
 from db.pool import api_dsn, connect, create_pool
 from db.sql import queries
@@ -52,7 +51,7 @@ from gateway.demo import CRM_OBJECTS
 from gateway.settings import Settings
 from resolvers.common import ids
 from resolvers.common.principals import Principal, issue_token, principal_for_token
-from resolvers.memory import pages
+from resolvers.memory import access, edits, system
 from resolvers.records.workspaces import create_object, create_workspace, grant_standard_roles
 from resolvers.records.write import write_records
 
@@ -126,7 +125,7 @@ async def fresh_database(server: str) -> tuple[str, dict[str, Any]]:
             for i, result in enumerate(written):
                 local = ids.decode(result.id, "Record", made.workspace_id)
                 page_ids.append(
-                    await pages.create_page(
+                    await system.create_page(
                         conn,
                         made.workspace_id,
                         "record",
@@ -174,12 +173,12 @@ async def baseline_read(request: Request) -> Response:
         if principal is None:
             return _reply(401, {"error": "The token is not valid."})
         page_id = ids.decode(body["id"], "MemoryPage", principal.workspace_id)
-        row = await memory_db.page_shown(
+        row = await memory.page_shown(
             conn, page_id, principal.readable_objects, principal.person_id
         )
-        if row is None or not pages.may_read(principal, row):
+        if row is None or not access.may_read(principal, row):
             return _reply(404, {"error": "No memory page with this id."})
-    page = pages.view(principal, row)
+    page = access.view(principal, row)
     shown = {
         "content": page.content,
         "contentSha256": page.content_sha256,
@@ -196,7 +195,7 @@ async def baseline_edit(request: Request) -> Response:
         if principal is None:
             return _reply(401, {"error": "The token is not valid."})
         page_id = ids.decode(body["id"], "MemoryPage", principal.workspace_id)
-        page = await pages.edit_page(conn, principal, page_id, body["content"])
+        page = await edits.edit_page(conn, principal, page_id, body["content"])
     return _reply(200, {"data": {"editMemoryPage": {"version": page.row.version}}})
 
 
@@ -247,7 +246,7 @@ class Requests:
 
 
 def _statement_name(query: str) -> str:
-    for domain in ("identity", "memory"):
+    for domain in ("identity", "memory", "records"):
         for name, text in queries(domain).items():
             if text == query.strip():
                 return name

@@ -1,11 +1,10 @@
-"""Memory: pages and their lines, versions, proposals, preferences and workspace settings."""
+"""Memory pages: their lines (as stored and as one reader sees them) and their versions."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
@@ -164,12 +163,6 @@ async def insert_page(
     )
 
 
-async def carries_pages(conn: asyncpg.Connection, record_id: UUID) -> bool | None:
-    """Whether a record's object may carry pages; None when there is no such record."""
-    found: bool | None = await conn.fetchval(Q["carries_pages"], record_id)
-    return found
-
-
 async def replace_lines(conn: asyncpg.Connection, page_id: UUID, lines: Sequence[LineRow]) -> None:
     """Write a page's lines in order, replacing the ones it had."""
     await conn.execute(Q["delete_lines"], page_id)
@@ -202,35 +195,39 @@ class Actor:
     session_id: UUID | None = None
 
 
-async def add_version(
-    conn: asyncpg.Connection,
-    page_id: UUID,
-    version_id: UUID,
-    *,
-    operation: str,
-    actor: Actor,
-    lines: Sequence[LineRow],
-    content: str,
-    trashed: bool,
-    at: datetime,
-    rolled_back_from: int | None = None,
-) -> int:
+@dataclass(frozen=True, slots=True)
+class NewVersion:
+    """A page's next version: who made it and how, its lines and the stored form its hash is
+    taken of, whether it leaves the page in the trash, and the version it rolls back to."""
+
+    page_id: UUID
+    version_id: UUID
+    operation: str
+    actor: Actor
+    lines: Sequence[LineRow]
+    content: str
+    trashed: bool
+    at: datetime
+    rolled_back_from: int | None = None
+
+
+async def add_version(conn: asyncpg.Connection, version: NewVersion) -> int:
     """Move a page to its next version (in or out of the trash) and record it; return its
-    number. ``content`` is the stored form the version's hash is taken of."""
+    number."""
     number: int = await conn.fetchval(
         Q["add_version"],
-        page_id,
-        version_id,
-        trashed,
-        operation,
-        actor.kind,
-        actor.id,
-        actor.name,
-        actor.session_id,
-        rolled_back_from,
-        [line.stored() for line in lines],
-        at,
-        content,
+        version.page_id,
+        version.version_id,
+        version.trashed,
+        version.operation,
+        version.actor.kind,
+        version.actor.id,
+        version.actor.name,
+        version.actor.session_id,
+        version.rolled_back_from,
+        [line.stored() for line in version.lines],
+        version.at,
+        version.content,
     )
     return number
 
@@ -313,143 +310,3 @@ async def redact_version(
     """Scrub a version's lines; its number, or None when it was redacted already."""
     number: int | None = await conn.fetchval(Q["redact_version"], version_id, at, by)
     return number
-
-
-async def readable_records(
-    conn: asyncpg.Connection, ids: Sequence[UUID], readable: Sequence[UUID], person: UUID | None
-) -> dict[UUID, str]:
-    """The labels of those of ``ids`` the caller may read."""
-    rows = await conn.fetch(Q["readable_records"], list(ids), readable, person)
-    return {row["id"]: row["label"] for row in rows}
-
-
-async def member_names(conn: asyncpg.Connection, ids: Sequence[UUID]) -> dict[UUID, str]:
-    """The names of the given members."""
-    rows = await conn.fetch(Q["member_names"], list(ids))
-    return {row["id"]: row["name"] for row in rows}
-
-
-# Proposals ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ProposalRow:
-    id: UUID
-    proposer_kind: str
-    proposer_name: str
-    on_behalf_of: UUID | None
-    record_id: UUID | None
-    text: str
-    status: str
-    verdict: str | None
-    created_at: datetime
-    decided_at: datetime | None
-
-
-async def lock_proposer(conn: asyncpg.Connection, key: str) -> None:
-    """Hold the proposer's lock until the transaction ends."""
-    await conn.execute(Q["lock_proposer"], key)
-
-
-async def insert_proposal_within_limit(
-    conn: asyncpg.Connection,
-    proposal_id: UUID,
-    proposer: Actor,
-    on_behalf_of: UUID | None,
-    record_id: UUID | None,
-    text: str,
-    at: datetime,
-    limit: int,
-) -> ProposalRow | None:
-    """Store a proposal unless its proposer made ``limit`` in the hour before ``at``."""
-    row = await conn.fetchrow(
-        Q["insert_proposal_within_limit"],
-        proposal_id,
-        proposer.kind,
-        proposer.id,
-        proposer.name,
-        proposer.session_id,
-        on_behalf_of,
-        record_id,
-        text,
-        at,
-        limit,
-    )
-    return ProposalRow(**dict(row)) if row else None
-
-
-async def oldest_recent_proposal(
-    conn: asyncpg.Connection, proposer: Actor, at: datetime
-) -> datetime | None:
-    """When the oldest proposal of the proposer's last hour was made."""
-    found: datetime | None = await conn.fetchval(
-        Q["oldest_recent_proposal"], proposer.kind, proposer.id, at
-    )
-    return found
-
-
-async def proposals_by_proposer(
-    conn: asyncpg.Connection, proposer: Actor, on_behalf_of: UUID | None, first: int
-) -> list[ProposalRow]:
-    """A proposer's proposals for one person (or for none), newest first."""
-    rows = await conn.fetch(
-        Q["proposals_by_proposer"], proposer.kind, proposer.id, on_behalf_of, first
-    )
-    return [ProposalRow(**dict(row)) for row in rows]
-
-
-# Preferences and settings --------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class PreferencesRow:
-    member_since: datetime
-    set: dict[str, dict[str, Any]]
-
-
-async def preferences_of(conn: asyncpg.Connection, member_id: UUID) -> PreferencesRow | None:
-    """A member's preferences as set, and when they joined."""
-    row = await conn.fetchrow(Q["preferences_of"], member_id)
-    return PreferencesRow(**dict(row)) if row else None
-
-
-async def set_preference(
-    conn: asyncpg.Connection, member_id: UUID, key: str, value: bool, at: datetime
-) -> None:
-    """Set a member's preference at ``at``."""
-    await conn.execute(Q["set_preference"], member_id, key, value, at)
-
-
-@dataclass(frozen=True, slots=True)
-class SettingsRow:
-    person: str | None
-    tenant: str | None
-
-
-async def workspace_settings(conn: asyncpg.Connection) -> SettingsRow:
-    """The workspace's allowances as set (None: the default)."""
-    row = await conn.fetchrow(Q["workspace_settings"])
-    assert row is not None  # the workspace of the transaction exists
-    return SettingsRow(**dict(row))
-
-
-async def set_workspace_settings(
-    conn: asyncpg.Connection,
-    person: tuple[bool, Decimal | None],
-    tenant: tuple[bool, Decimal | None],
-    at: datetime,
-) -> SettingsRow:
-    """Set either allowance (whether to set it, the amount or None for the default)."""
-    row = await conn.fetchrow(
-        Q["set_workspace_settings"], person[0], person[1], tenant[0], tenant[1], at
-    )
-    assert row is not None  # an upsert returns its row
-    return SettingsRow(**dict(row))
-
-
-async def set_record_trashed(
-    conn: asyncpg.Connection, record_id: UUID, at: datetime | None
-) -> bool:
-    """Move a record to the trash (``at``) or out of it (None); whether it exists."""
-    found = await conn.fetchval(Q["set_record_trashed"], record_id, at)
-    return found is not None

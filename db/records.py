@@ -288,3 +288,28 @@ async def insert_change(
     await conn.execute(
         Q["insert_change"], record_id, actor_kind, actor_id, actor_name, operation, list(fields)
     )
+
+
+# Records as memory needs them: which a caller reads, which may carry a page, the trash.
+
+
+async def readable_records(
+    conn: asyncpg.Connection, ids: Sequence[UUID], readable: Sequence[UUID], person: UUID | None
+) -> dict[UUID, str]:
+    """The labels of those of ``ids`` the caller may read."""
+    rows = await conn.fetch(Q["readable_records"], list(ids), readable, person)
+    return {row["id"]: row["label"] for row in rows}
+
+
+async def set_record_trashed(
+    conn: asyncpg.Connection, record_id: UUID, at: datetime | None
+) -> bool:
+    """Move a record to the trash (``at``) or out of it (None); whether it exists."""
+    found = await conn.fetchval(Q["set_record_trashed"], record_id, at)
+    return found is not None
+
+
+async def carries_pages(conn: asyncpg.Connection, record_id: UUID) -> bool | None:
+    """Whether a record's object may carry pages; None when there is no such record."""
+    found: bool | None = await conn.fetchval(Q["carries_pages"], record_id)
+    return found

@@ -12,7 +12,7 @@ from db import identity, records
 from db.pool import begin_workspace
 from resolvers.common import ids
 from resolvers.common.principals import Principal, issue_token, principal_for_token
-from resolvers.memory import pages
+from resolvers.memory import edits, pages, system
 from resolvers.records.workspaces import create_object, create_workspace, grant_standard_roles
 from resolvers.records.write import write_records
 from resolvers.skills import service
@@ -262,10 +262,10 @@ async def _load_memory(
     def local(external_id: str) -> UUID:
         return ids.decode(by_external[external_id], "Record", workspace_id)
 
-    await pages.create_page(
+    await system.create_page(
         conn, workspace_id, "workspace", None, name="Demo", content=WORKSPACE_PROFILE
     )
-    await pages.create_page(
+    await system.create_page(
         conn,
         workspace_id,
         "record",
@@ -283,7 +283,7 @@ async def _load_memory(
             ]
         ),
     )
-    profile = await pages.create_page(
+    profile = await system.create_page(
         conn,
         workspace_id,
         "member",
@@ -294,13 +294,13 @@ async def _load_memory(
     )
     # A line only a person writes (✍): Alice's own, through her session.
     page = await pages.page(conn, alice_session, profile)
-    await pages.edit_page(
+    await edits.edit_page(
         conn,
         alice_session,
         profile,
         "- Préfère des réponses courtes, en listes [préférence]\n" + page.content,
     )
-    await pages.create_page(
+    await system.create_page(
         conn,
         workspace_id,
         "agent",

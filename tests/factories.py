@@ -15,7 +15,7 @@ from db.pool import begin_workspace
 from gateway.demo import CRM_OBJECTS
 from resolvers.common import ids
 from resolvers.common.principals import issue_token, principal_for_token
-from resolvers.memory import pages
+from resolvers.memory import system
 from resolvers.records.workspaces import create_object, create_workspace, grant_standard_roles
 from resolvers.records.write import write_records
 
@@ -212,7 +212,7 @@ async def make_page(
     """A memory page written by the workspace (as the Dreamer will); its global id."""
     async with pool.acquire() as conn, conn.transaction():
         await begin_workspace(conn, ws.id)
-        page_id = await pages.create_page(
+        page_id = await system.create_page(
             conn, ws.id, about_kind, about_id, name=name, description=description, content=content
         )
     return ws.gid(page_id, "MemoryPage")
@@ -223,7 +223,7 @@ async def write_page(pool: asyncpg.Pool, ws: Workspace, page_gid: str, content: 
     async with pool.acquire() as conn, conn.transaction():
         await begin_workspace(conn, ws.id)
         page_id = ids.decode(page_gid, "MemoryPage", ws.id)
-        await pages.write_page(conn, ws.id, page_id, content)
+        await system.write_page(conn, ws.id, page_id, content)
 
 
 # Statements a request sends (with the ``counted`` client of conftest.py).

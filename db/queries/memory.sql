@@ -14,17 +14,12 @@ SELECT p.id, p.about_kind, p.member_id, p.agent_id, p.routine_id, p.subject_id, 
                    'author', l.author, 'day', l.day, 'until', l.until, 'human', l.human,
                    'source_kind', l.source_kind, 'source_id', l.source_id,
                    'about_id', l.about_id,
-                   'source_open', CASE l.source_kind
-                       WHEN 'record' THEN src.id IS NOT NULL
-                                          AND ($4 OR COALESCE(record_readable(src, $2, $3), false))
-                       WHEN 'conversation' THEN cm.id IS NOT NULL AND ($4 OR COALESCE(cm.id = $3, false))
-                   END,
+                   'source_open', line_source_open(l.source_kind, src, cm.id, $2, $3, $4),
                    'source_exists', src.id IS NOT NULL OR cm.id IS NOT NULL,
                    'source_object', so.singular,
                    'source_owner', COALESCE(cm.name, som.name),
                    'about_label', ab.label,
-                   'about_open', ab.id IS NOT NULL
-                                 AND ($4 OR COALESCE(record_readable(ab, $2, $3), false))) ORDER BY l.position), '[]')
+                   'about_open', line_source_open('record', ab, NULL, $2, $3, $4)) ORDER BY l.position), '[]')
           FROM memory_lines l
             LEFT JOIN records src
               ON l.source_kind = 'record' AND src.workspace_id = app_workspace_id()
@@ -67,11 +62,6 @@ INSERT INTO memory_pages (workspace_id, id, about_kind, member_id, agent_id, rou
                           subject_id, description, version, created_at, updated_at)
 SELECT app_workspace_id(), record.id, $2, $3, $4, $5, $6, $8, 0, $9, $9 FROM record
 RETURNING id;
-
--- name: carries_pages
--- Whether a record exists and its object may carry memory pages.
-SELECT object_carries_pages(r.object_id) FROM records r
- WHERE r.workspace_id = app_workspace_id() AND r.id = $1;
 
 -- name: delete_lines
 -- Removes every line of a page (before its new lines are written).
@@ -141,105 +131,6 @@ UPDATE memory_versions
  WHERE workspace_id = app_workspace_id() AND id = $1 AND redacted_at IS NULL
 RETURNING number;
 
--- name: readable_records
--- Which of the given records the caller may read, with their labels.
-SELECT r.id, r.label FROM records r
- WHERE r.workspace_id = app_workspace_id() AND r.id = ANY ($1)
-   AND record_readable(r, $2, $3);
-
--- name: member_names
--- The names of the given members.
-SELECT m.id, m.name FROM members m
- WHERE m.workspace_id = app_workspace_id() AND m.id = ANY ($1);
-
--- name: lock_proposer
--- Serialises the proposals of one proposer, so the hourly count holds across replicas.
-SELECT pg_advisory_xact_lock(hashtextextended($1, 0));
-
--- name: insert_proposal_within_limit
--- Stores a proposal unless its proposer made $10 or more in the hour before $9 (or since: a
--- replica whose clock is behind still counts what others stored).
-WITH recent AS (
-    SELECT count(*) AS n FROM memory_proposals
-     WHERE workspace_id = app_workspace_id() AND proposer_kind = $2 AND proposer_id = $3
-       AND created_at > $9::timestamptz - interval '1 hour'
-)
-INSERT INTO memory_proposals (workspace_id, id, proposer_kind, proposer_id, proposer_name,
-                              session_id, on_behalf_of, record_id, text, created_at)
-SELECT app_workspace_id(), $1, $2, $3, $4, $5, $6, $7, $8, $9 FROM recent
- WHERE recent.n < $10
-RETURNING id, proposer_kind, proposer_name, on_behalf_of, record_id, text, status, verdict,
-          created_at, decided_at;
-
--- name: oldest_recent_proposal
--- When the oldest proposal of the proposer's last hour was made (for Retry-After).
-SELECT min(created_at) FROM memory_proposals
- WHERE workspace_id = app_workspace_id() AND proposer_kind = $1 AND proposer_id = $2
-   AND created_at > $3::timestamptz - interval '1 hour';
-
--- name: proposals_by_proposer
--- A proposer's proposals made for the person $3 (an agent's for one person are private to
--- them), newest first, $4 at most.
-SELECT id, proposer_kind, proposer_name, on_behalf_of, record_id, text, status, verdict,
-       created_at, decided_at
-  FROM memory_proposals
- WHERE workspace_id = app_workspace_id() AND proposer_kind = $1 AND proposer_id = $2
-   AND on_behalf_of IS NOT DISTINCT FROM $3
- ORDER BY created_at DESC, id
- LIMIT $4;
-
--- name: preferences_of
--- A member's preferences as set (absent keys keep their default), and when they joined.
-SELECT m.created_at AS member_since,
-       COALESCE(jsonb_object_agg(p.key, jsonb_build_object(
-                    'value', p.value, 'turned_on_at', p.turned_on_at))
-                FILTER (WHERE p.key IS NOT NULL), '{}') AS set
-  FROM members m
-  LEFT JOIN member_preferences p ON p.workspace_id = m.workspace_id AND p.member_id = m.id
- WHERE m.workspace_id = app_workspace_id() AND m.id = $1
- GROUP BY m.created_at;
-
--- name: set_preference
--- Sets a member's preference; turning it on records when (a default was on since they joined,
--- and turning it off keeps the last time it was turned on).
-INSERT INTO member_preferences AS p (workspace_id, member_id, key, value, turned_on_at,
-                                     updated_at)
-SELECT app_workspace_id(), m.id, $2, $3, m.created_at, $4
-  FROM members m WHERE m.workspace_id = app_workspace_id() AND m.id = $1
-ON CONFLICT (workspace_id, member_id, key) DO UPDATE
-   SET value = EXCLUDED.value,
-       turned_on_at = CASE WHEN EXCLUDED.value AND NOT p.value THEN $4 ELSE p.turned_on_at END,
-       updated_at = $4;
-
--- name: workspace_settings
--- The workspace's settings as set (NULL: the default).
-SELECT memory_person_monthly_limit_usd::text AS person, memory_tenant_monthly_limit_usd::text
-       AS tenant
-  FROM workspaces w
-  LEFT JOIN workspace_settings s ON s.workspace_id = w.workspace_id
- WHERE w.workspace_id = app_workspace_id();
-
--- name: set_workspace_settings
--- Sets the allowances ($1/$3 whether to set each; NULL returns to the default).
-INSERT INTO workspace_settings AS s (workspace_id, memory_person_monthly_limit_usd,
-                                     memory_tenant_monthly_limit_usd, updated_at)
-VALUES (app_workspace_id(), CASE WHEN $1 THEN $2::numeric END,
-        CASE WHEN $3 THEN $4::numeric END, $5)
-ON CONFLICT (workspace_id) DO UPDATE
-   SET memory_person_monthly_limit_usd
-           = CASE WHEN $1 THEN $2::numeric ELSE s.memory_person_monthly_limit_usd END,
-       memory_tenant_monthly_limit_usd
-           = CASE WHEN $3 THEN $4::numeric ELSE s.memory_tenant_monthly_limit_usd END,
-       updated_at = $5
-RETURNING memory_person_monthly_limit_usd::text AS person,
-          memory_tenant_monthly_limit_usd::text AS tenant;
-
--- name: set_record_trashed
--- Moves a record to the trash ($2 a time) or out of it ($2 NULL); its page stays.
-UPDATE records SET trashed_at = $2
- WHERE workspace_id = app_workspace_id() AND id = $1
-RETURNING id;
-
 -- name: lines_shown
 -- Stored lines (versions', as JSON) as one reader sees them, like page_shown's.
 SELECT COALESCE(jsonb_agg(jsonb_build_object(
@@ -247,17 +138,12 @@ SELECT COALESCE(jsonb_agg(jsonb_build_object(
                    'author', l.author, 'day', l.day, 'until', l.until, 'human', l.human,
                    'source_kind', l.source_kind, 'source_id', l.source_id,
                    'about_id', l.about_id,
-                   'source_open', CASE l.source_kind
-                       WHEN 'record' THEN src.id IS NOT NULL
-                                          AND ($4 OR COALESCE(record_readable(src, $2, $3), false))
-                       WHEN 'conversation' THEN cm.id IS NOT NULL AND ($4 OR COALESCE(cm.id = $3, false))
-                   END,
+                   'source_open', line_source_open(l.source_kind, src, cm.id, $2, $3, $4),
                    'source_exists', src.id IS NOT NULL OR cm.id IS NOT NULL,
                    'source_object', so.singular,
                    'source_owner', COALESCE(cm.name, som.name),
                    'about_label', ab.label,
-                   'about_open', ab.id IS NOT NULL
-                                 AND ($4 OR COALESCE(record_readable(ab, $2, $3), false))) ORDER BY l.ord), '[]')
+                   'about_open', line_source_open('record', ab, NULL, $2, $3, $4)) ORDER BY l.ord), '[]')
   FROM ROWS FROM (jsonb_to_recordset($1) AS (kind text, key text, text text, type text,
                                              author text, day date, until date, human boolean,
                                              source_kind text, source_id uuid, about_id uuid))

@@ -134,3 +134,20 @@ UPDATE records SET shared_with = $2::uuid[] WHERE id = $1;
 INSERT INTO record_changes (workspace_id, record_id, actor_kind, actor_id, actor_name, operation,
                             fields)
 VALUES (app_workspace_id(), $1, $2, $3, $4, $5, $6);
+
+-- name: readable_records
+-- Which of the given records the caller may read, with their labels.
+SELECT r.id, r.label FROM records r
+ WHERE r.workspace_id = app_workspace_id() AND r.id = ANY ($1)
+   AND record_readable(r, $2, $3);
+
+-- name: carries_pages
+-- Whether a record exists and its object may carry memory pages.
+SELECT object_carries_pages(r.object_id) FROM records r
+ WHERE r.workspace_id = app_workspace_id() AND r.id = $1;
+
+-- name: set_record_trashed
+-- Moves a record to the trash ($2 a time) or out of it ($2 NULL); its page stays.
+UPDATE records SET trashed_at = $2
+ WHERE workspace_id = app_workspace_id() AND id = $1
+RETURNING id;

@@ -10,18 +10,16 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
-from db import skills as objects
 from gateway.http.auth import plain_error
 from gateway.http.routes import domain_error_response, json_response, read_capped, too_large
 from resolvers.common import ids
-from resolvers.common.errors import Code, DomainError, Problem, invalid, not_found
-from resolvers.memory import pages, settings
-from resolvers.memory.pages import Page
+from resolvers.common.errors import Code, DomainError, Problem, invalid
+from resolvers.memory import edits, settings
+from resolvers.memory.reading import Page
 from resolvers.memory.settings import Allowances
 from resolvers.search import search
 
 MAX_BODY_BYTES = 64 * 1024
-OBJECT_SLUG = re.compile(r"[a-z][a-z0-9_]{0,62}")
 
 
 async def _json_object(request: Request) -> dict[str, Any] | Response:
@@ -72,14 +70,9 @@ async def delete_record_souvenir(request: Request) -> Response:
         workspace = principal.workspace_id
         record_id = ids.decode(request.path_params["id"], "Record", workspace, "id")
         page_id = ids.decode(parsed["pageId"], "MemoryPage", workspace, "pageId")
-        slug = request.path_params["object"]
-        if not OBJECT_SLUG.fullmatch(slug):
-            raise not_found("object")
-        object_id = await objects.object_id(conn, slug)
-        current = await pages.page(conn, principal, page_id)
-        if current.row.subject_id != record_id or current.row.subject_object_id != object_id:
-            raise not_found("memory page of this record")
-        found = await pages.delete_souvenir(conn, principal, page_id, parsed["key"])
+        found = await edits.delete_record_souvenir(
+            conn, principal, request.path_params["object"], record_id, page_id, parsed["key"]
+        )
     except DomainError as error:
         return domain_error_response(error)
     return json_response({"page": page_json(found, principal.workspace_id)})

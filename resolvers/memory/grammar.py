@@ -4,34 +4,22 @@
       [ (jusqu'au <date>)][ (revoir <date>)][ ✍]     (the bracketed parts are optional)
 
 On a member's own profile the text may open with a reference to the record it is about,
-``@[Acme](record:<id>) ``. A page's content is lines: souvenirs, headings, blank lines, and on
-the workspace profile the free text of its ``## Mission mémoire`` section. Pure: no I/O.
+``@[Acme](record:<id>) ``. Pure: no I/O. A page's content (souvenirs, headings, blank lines)
+is read in ``content``, the caps in ``caps``.
 """
 
 from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
-from typing import Literal
-
-from resolvers.common.errors import Problem
 
 SOUVENIR_TYPES = ("relation", "contexte", "décision", "consigne", "préférence")
 HUMAN_MARK = "✍"
 SOURCE_ARROW = " → "
 AUTHOR_DASH = " — "
 REVIEW_AFTER_MONTHS = 6
-
-PAGE_NAME_MAX_CHARS = 100
-PAGE_DESCRIPTION_MAX_CHARS = 160
-PAGE_CONTENT_MAX_CHARS = 4_000
-PROFILE_SOUVENIR_CAP = 15
-PROFILE_RECORD_SOUVENIR_CAP = 20
-RECORD_PAGE_SOUVENIR_CAP = 20
-MISSION_HEADING = "## Mission mémoire"
 
 # Matched whole (fullmatch): a trailing newline is never silently dropped.
 _TAIL = re.compile(
@@ -44,7 +32,6 @@ _DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _REFERENCE = re.compile(
     r"^@\[(?P<label>[^\[\]()→—\x00-\x1f\x7f-\x9f]+)\]\((?P<target>record:[A-Za-z0-9_-]+)\) "
 )
-_HEADING = re.compile(r"^#{1,6} \S")
 
 
 class LineError(ValueError):
@@ -135,7 +122,7 @@ def souvenir_problems(souvenir: Souvenir) -> list[str]:
             found.append(f"a {HUMAN_MARK} line carries no source")
     if souvenir.about is not None:
         label = souvenir.about.label
-        if not label.strip() or "→" in label or "—" in label or _control(label):
+        if not label.strip() or "→" in label or "—" in label or has_control(label):
             found.append("a record reference's label may not hold '→', '—' or a control character")
         elif not _REFERENCE.match(f"@[{label}]({souvenir.about.target}) "):
             found.append("a record reference is @[label](record:<id>)")
@@ -152,7 +139,8 @@ def _types() -> str:
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
-def _control(text: str) -> bool:
+def has_control(text: str) -> bool:
+    """Whether a text holds a control character or a lone surrogate."""
     return _CONTROL.search(text) is not None
 
 
@@ -162,7 +150,7 @@ def _text_problems(text: str) -> list[str]:
         found.append("what was said is empty")
     elif text != text.strip():
         found.append("what was said starts or ends with a space")
-    if _control(text):
+    if has_control(text):
         found.append("what was said holds a control character")
     if SOURCE_ARROW in text:
         found.append(f"what was said may not hold '{SOURCE_ARROW.strip()}' between spaces")
@@ -179,7 +167,7 @@ def _author_problems(author: str) -> list[str]:
     found = []
     if not author.strip() or author != author.strip():
         found.append("the author is empty or starts or ends with a space")
-    if AUTHOR_DASH.strip() in author or _control(author):
+    if AUTHOR_DASH.strip() in author or has_control(author):
         found.append(f"the author may not hold '{AUTHOR_DASH.strip()}' or a control character")
     return found
 
@@ -187,7 +175,7 @@ def _author_problems(author: str) -> list[str]:
 def _source_problems(source: str) -> list[str]:
     if not source.strip() or source != source.strip():
         return ["the source is empty or starts or ends with a space"]
-    if SOURCE_ARROW.strip() in source or AUTHOR_DASH.strip() in source or _control(source):
+    if SOURCE_ARROW.strip() in source or AUTHOR_DASH.strip() in source or has_control(source):
         return ["the source may not hold '→', '—' or a control character"]
     return []
 
@@ -215,15 +203,7 @@ def parse(line: str, *, by_person: bool = False) -> Souvenir:
     if type_ not in SOUVENIR_TYPES:
         reasons.append(f"unknown type [{type_}]: one of {_types()}")
     until = _date(tail["until"], "end date (jusqu'au)", reasons)
-    head, author, day = tail["head"], None, None
-    body, dash, attribution = head.rpartition(AUTHOR_DASH)
-    found = _ATTRIBUTION.fullmatch(attribution) if dash else None
-    if found is not None:
-        head, author = body, found["author"]
-        day = _date(found["day"], "day", reasons)
-        reasons.extend(_author_problems(author))
-    elif not by_person:
-        reasons.append("what was said is followed by ' — author, YYYY-MM-DD'")
+    head, author, day = _attribution(tail["head"], by_person, reasons)
     text, arrow, source_text = head.rpartition(SOURCE_ARROW)
     source: str | None = source_text if arrow else None
     if not arrow:
@@ -239,16 +219,38 @@ def parse(line: str, *, by_person: bool = False) -> Souvenir:
     reasons.extend(_text_problems(text))
     if until is not None and day is not None and until < day:
         reasons.append("its end date (jusqu'au) is before its day")
-    review = _date(tail["review"], "review date (revoir)", reasons)
-    if type_ != "contexte" and tail["review"] is not None:
+    reasons.extend(_review_problems(tail["review"], type_, day, by_person))
+    if reasons:
+        raise LineError(reasons)
+    return Souvenir(text, type_, author, day, source, about, until, human)
+
+
+def _attribution(
+    head: str, by_person: bool, reasons: list[str]
+) -> tuple[str, str | None, date | None]:
+    """What precedes the attribution, its author and its day (a person may leave it out)."""
+    body, dash, attribution = head.rpartition(AUTHOR_DASH)
+    found = _ATTRIBUTION.fullmatch(attribution) if dash else None
+    if found is None:
+        if not by_person:
+            reasons.append("what was said is followed by ' — author, YYYY-MM-DD'")
+        return head, None, None
+    day = _date(found["day"], "day", reasons)
+    reasons.extend(_author_problems(found["author"]))
+    return body, found["author"], day
+
+
+def _review_problems(text: str | None, type_: str, day: date | None, by_person: bool) -> list[str]:
+    """Why a written review date (revoir) is refused: only a contexte has one, its day's."""
+    reasons: list[str] = []
+    review = _date(text, "review date (revoir)", reasons)
+    if type_ != "contexte" and text is not None:
         reasons.append("only a contexte carries a review date (revoir)")
     elif type_ == "contexte" and day is not None and not by_person:
         expected = review_day(day)
         if review != expected:
             reasons.append(f"a contexte of {day} is reviewed on {expected} (revoir {expected})")
-    if reasons:
-        raise LineError(reasons)
-    return Souvenir(text, type_, author, day, source, about, until, human)
+    return reasons
 
 
 def _date(text: str | None, what: str, reasons: list[str]) -> date | None:
@@ -266,146 +268,3 @@ def _date(text: str | None, what: str, reasons: list[str]) -> date | None:
 def by_person(souvenir: Souvenir, author: str, day: date) -> Souvenir:
     """A line as a person writes it: by them, of ``day``, with no source, marked ✍."""
     return replace(souvenir, author=author, day=day, source=None, human=True)
-
-
-# Pages -------------------------------------------------------------------------------------
-
-LineKind = Literal["souvenir", "heading", "blank", "mission"]
-
-
-@dataclass(frozen=True, slots=True)
-class PageLine:
-    """One line of a page's content: a souvenir, a heading, a blank line, or a line of the
-    workspace profile's mission."""
-
-    kind: LineKind
-    text: str
-    souvenir: Souvenir | None = None
-
-
-def parse_content(
-    content: str, *, mission: bool = False, by_person: bool = False
-) -> tuple[list[PageLine], list[Problem]]:
-    """A page's lines, and a problem for every malformed one (numbered from 1).
-
-    ``mission``: the page is the workspace profile, whose ``## Mission mémoire`` section
-    holds free text.
-    """
-    problems: list[Problem] = []
-    if len(content) > PAGE_CONTENT_MAX_CHARS:
-        # Reported alone: a huge content is not read line by line.
-        message = f"a page holds at most {PAGE_CONTENT_MAX_CHARS} characters, not {len(content)}"
-        return [], [Problem(message, field="content")]
-    lines: list[PageLine] = []
-    in_mission = False
-    for number, text in enumerate(content.split("\n"), start=1):
-        if not text.strip():
-            in_mission = False
-            lines.append(PageLine("blank", text))
-            if text:
-                problems.append(Problem("a blank line holds no spaces", "content", number))
-            continue
-        if _control(text):
-            problems.append(Problem("the line holds a control character", "content", number))
-            continue
-        if text.startswith("#"):
-            in_mission = mission and text.rstrip() == MISSION_HEADING
-            lines.append(PageLine("heading", text))
-            if not _HEADING.match(text) or text != text.rstrip():
-                problems.append(
-                    Problem("a heading is '#' to '######', a space, a title", "content", number)
-                )
-            continue
-        if in_mission:
-            lines.append(PageLine("mission", text))
-            continue
-        if not text.startswith("-"):
-            problems.append(
-                Problem(
-                    "a line is a souvenir ('- …'), a heading ('## …') or blank", "content", number
-                )
-            )
-            continue
-        try:
-            lines.append(PageLine("souvenir", text, parse(text, by_person=by_person)))
-        except LineError as error:
-            problems.extend(Problem(why, "content", number) for why in error.reasons)
-    return lines, problems
-
-
-def render_content(lines: Iterable[str]) -> str:
-    """A page's content from its lines, in order."""
-    return "\n".join(lines)
-
-
-def mission_section(content: str) -> str | None:
-    """The text under the workspace profile's ``## Mission mémoire`` heading, to the first
-    blank line or the next heading (of any level); None when there is no such section."""
-    lines = content.split("\n")
-    for index, line in enumerate(lines):
-        if line.rstrip() == MISSION_HEADING:
-            section = []
-            for text in lines[index + 1 :]:
-                if not text.strip() or text.startswith("#"):
-                    break
-                section.append(text)
-            return "\n".join(section)
-    return None
-
-
-def kept_keys(shown: Sequence[tuple[str, str]], submitted: Sequence[str]) -> list[str | None]:
-    """For each submitted souvenir line, the key of the shown line it repeats word for word
-    (each shown line matched once, first come first served), or None for a new or reworded
-    line."""
-    waiting: dict[str, list[str]] = {}
-    for key, line in shown:
-        waiting.setdefault(line, []).append(key)
-    return [waiting[line].pop(0) if waiting.get(line) else None for line in submitted]
-
-
-# Caps --------------------------------------------------------------------------------------
-
-PageKind = Literal["profile", "record"]
-
-
-def counted(souvenirs: Iterable[Souvenir | tuple[bool, object]]) -> dict[object, int]:
-    """Souvenirs that count toward a cap (✍ lines do not), by the record they are about
-    (None: about no record)."""
-    counts: dict[object, int] = {}
-    for item in souvenirs:
-        human, about = (
-            (item.human, item.about.target if item.about else None)
-            if isinstance(item, Souvenir)
-            else item
-        )
-        if not human:
-            counts[about] = counts.get(about, 0) + 1
-    return counts
-
-
-def cap_of(page_kind: PageKind, about: object) -> int:
-    """How many counted souvenirs a page holds: a record page 20; a profile 15, plus 20 per
-    record it mentions."""
-    if page_kind == "record":
-        return RECORD_PAGE_SOUVENIR_CAP
-    return PROFILE_SOUVENIR_CAP if about is None else PROFILE_RECORD_SOUVENIR_CAP
-
-
-def cap_problems(
-    page_kind: PageKind, before: dict[object, int], after: dict[object, int]
-) -> list[Problem]:
-    """A problem for every cap the change passes. Past a cap only a rewrite or a delete is
-    accepted: a count may stay over its cap, never grow over it."""
-    problems = []
-    for about, count in after.items():
-        cap = cap_of(page_kind, about)
-        if count > cap and count > before.get(about, 0):
-            what = "this page" if about is None else f"this profile about {about}"
-            problems.append(
-                Problem(
-                    f"{what} holds at most {cap} souvenirs (✍ lines not counted), not {count};"
-                    " past it only a rewrite or a delete",
-                    field="content",
-                )
-            )
-    return problems

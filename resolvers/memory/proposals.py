@@ -9,22 +9,16 @@ from uuid import UUID, uuid4
 
 import asyncpg
 
-from db import memory, skills
-from db.memory import Actor, ProposalRow
+from db import memory_proposals, records, skills
+from db.memory_proposals import ProposalRow
 from resolvers.common import clock, ids
 from resolvers.common.errors import Code, DomainError, Problem, invalid, not_found
 from resolvers.common.principals import Principal
+from resolvers.memory.writing import actor_of
 
 PROPOSALS_PER_HOUR = 30
 PROPOSAL_MAX_CHARS = 2_000
 MEMORY_OBJECT = "memory"
-
-
-def proposer(principal: Principal) -> Actor:
-    """Who proposes: the agent, API key, MCP client or person making the request."""
-    return Actor(
-        principal.kind, principal.row.actor_id, principal.row.actor_name, principal.row.token_id
-    )
 
 
 def text_problems(text: str) -> list[Problem]:
@@ -58,16 +52,16 @@ async def propose(
     if memory_object is None or not principal.may("read", memory_object):
         raise DomainError(Code.FORBIDDEN, "Your role has no access to memory.")
     if record_id is not None:
-        readable = await memory.readable_records(
+        readable = await records.readable_records(
             conn, [record_id], principal.readable_objects, principal.person_id
         )
         if record_id not in readable:
             raise not_found("record")
-    who = proposer(principal)
+    who = actor_of(principal)
     async with conn.transaction():
-        await memory.lock_proposer(conn, f"{principal.workspace_id}:{who.kind}:{who.id}")
+        await memory_proposals.lock_proposer(conn, f"{principal.workspace_id}:{who.kind}:{who.id}")
         now = clock.now()
-        row = await memory.insert_proposal_within_limit(
+        row = await memory_proposals.insert_proposal_within_limit(
             conn,
             uuid4(),
             who,
@@ -78,7 +72,7 @@ async def propose(
             PROPOSALS_PER_HOUR,
         )
         if row is None:
-            oldest = await memory.oldest_recent_proposal(conn, who, now)
+            oldest = await memory_proposals.oldest_recent_proposal(conn, who, now)
             again = (oldest or now) + timedelta(hours=1)
             raise DomainError(
                 Code.SCHEMA_MEMORY_PROPOSAL_RATE_LIMITED,
@@ -93,4 +87,6 @@ async def my_proposals(
 ) -> list[ProposalRow]:
     """The caller's own proposals, newest first, with their status: an agent's, only those it
     made for the person it now acts for."""
-    return await memory.proposals_by_proposer(conn, proposer(principal), principal.person_id, first)
+    return await memory_proposals.proposals_by_proposer(
+        conn, actor_of(principal), principal.person_id, first
+    )

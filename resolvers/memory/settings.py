@@ -11,8 +11,8 @@ from uuid import UUID
 
 import asyncpg
 
-from db import memory
-from db.memory import SettingsRow
+from db import memory_settings
+from db.memory_settings import SettingsRow
 from resolvers.common import clock
 from resolvers.common.errors import Code, DomainError, Problem, invalid
 from resolvers.common.principals import Principal
@@ -36,7 +36,7 @@ class Preference:
 async def preferences(conn: asyncpg.Connection, principal: Principal) -> list[Preference]:
     """The preferences of the person the request acts for."""
     person = _person(principal)
-    row = await memory.preferences_of(conn, person)
+    row = await memory_settings.preferences_of(conn, person)
     if row is None:
         raise DomainError(Code.FORBIDDEN, "The request acts for no member.")
     found = []
@@ -75,7 +75,7 @@ async def set_preference(
         raise invalid(problems)
     if not principal.is_own_session:
         raise DomainError(Code.FORBIDDEN, "Only the person's own session sets their preferences.")
-    await memory.set_preference(conn, _person(principal), key, value, clock.now())
+    await memory_settings.set_preference(conn, _person(principal), key, value, clock.now())
     return await preferences(conn, principal)
 
 
@@ -101,7 +101,7 @@ def _allowances(row: SettingsRow) -> Allowances:
 
 async def allowances(conn: asyncpg.Connection) -> Allowances:
     """The workspace's monthly memory allowances."""
-    return _allowances(await memory.workspace_settings(conn))
+    return _allowances(await memory_settings.workspace_settings(conn))
 
 
 def amount_problems(field: str, value: Any) -> list[Problem]:
@@ -122,8 +122,8 @@ def amount_problems(field: str, value: Any) -> list[Problem]:
 async def update_allowances(
     conn: asyncpg.Connection, principal: Principal, changes: dict[str, Any]
 ) -> Allowances:
-    """Set either allowance (absent: unchanged; None: the default), with the settings right.
-    Any bad value changes nothing."""
+    """A person with the settings right sets either allowance (absent: unchanged; None: the
+    default). Any bad value changes nothing."""
     problems = [
         Problem(f"unknown setting; the settings are {', '.join(SETTING_KEYS)}", key)
         for key in changes
@@ -134,16 +134,16 @@ async def update_allowances(
             problems.extend(amount_problems(key, changes[key]))
     if problems:
         raise invalid(problems, "The settings are not valid: nothing was changed.")
-    if not principal.row.can_update_settings or principal.kind not in ("member", "api_key"):
-        # A person with the right (or a key with it) decides; never an agent or a client
-        # acting for them.
+    if not principal.is_own_session or not principal.row.can_update_settings:
+        # A person with the right decides, in their own session: never an API key (whatever
+        # its role), nor an agent or a client acting for them.
         raise DomainError(Code.FORBIDDEN, "You may not update the workspace's settings.")
 
     def change(key: str) -> tuple[bool, Decimal | None]:
         value = changes.get(key)
         return key in changes, Decimal(value) if value is not None else None
 
-    row = await memory.set_workspace_settings(
+    row = await memory_settings.set_workspace_settings(
         conn, change(SETTING_KEYS[0]), change(SETTING_KEYS[1]), clock.now()
     )
     return _allowances(row)

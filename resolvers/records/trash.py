@@ -7,7 +7,7 @@ from uuid import UUID
 
 import asyncpg
 
-from db import memory, records
+from db import records
 from db.records import TargetRow
 from resolvers.common import clock
 from resolvers.common.errors import Code, DomainError, not_found
@@ -52,4 +52,4 @@ async def set_trashed(
         raise not_found()
     if not principal.may("delete", row.object_id):
         raise DomainError(Code.FORBIDDEN, f"Your role may not delete {row.object} records.")
-    await memory.set_record_trashed(conn, record_id, clock.now() if trashed else None)
+    await records.set_record_trashed(conn, record_id, clock.now() if trashed else None)

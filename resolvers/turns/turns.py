@@ -22,8 +22,8 @@ from db.turns import CardRow, ProfileRow
 from resolvers.common import clock, ids
 from resolvers.common.errors import Code, DomainError, Problem, invalid
 from resolvers.common.principals import Principal
-from resolvers.memory.grammar import render_content
-from resolvers.memory.pages import line_text
+from resolvers.memory.content import render_content
+from resolvers.memory.reading import line_text
 from resolvers.turns.cards import (
     CARD_BUDGET_CHARS,
     CARD_RELATED,

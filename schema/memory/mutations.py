@@ -8,7 +8,8 @@ import strawberry
 from strawberry.types import Info
 
 from resolvers.common import ids
-from resolvers.memory import pages, proposals, settings
+from resolvers.memory import edits, history, proposals, settings
+from resolvers.memory.reading import Page
 from schema.context import Context
 from schema.memory.queries import decode_page_id
 from schema.memory.types import (
@@ -38,7 +39,7 @@ class TenantSettingsInput:
     )
 
 
-def _page(info: Info[Context, None], found: pages.Page) -> MemoryPage:
+def _page(info: Info[Context, None], found: Page) -> MemoryPage:
     return MemoryPage.from_row(found, info.context.principal.workspace_id)
 
 
@@ -58,7 +59,7 @@ class MemoryMutation:
     ) -> MemoryPage:
         ctx = info.context
         local = decode_page_id(info, page_id)
-        found = await pages.edit_page(ctx.conn, ctx.principal, local, content, base_sha256)
+        found = await edits.edit_page(ctx.conn, ctx.principal, local, content, base_sha256)
         return _page(info, found)
 
     @strawberry.mutation(description="A person deletes one souvenir by its page and key.")
@@ -67,7 +68,7 @@ class MemoryMutation:
     ) -> MemoryPage:
         ctx = info.context
         local = decode_page_id(info, page_id)
-        return _page(info, await pages.delete_souvenir(ctx.conn, ctx.principal, local, key))
+        return _page(info, await edits.delete_souvenir(ctx.conn, ctx.principal, local, key))
 
     @strawberry.mutation(description="Take a trashed page out of the trash.")
     async def restore_memory_page(
@@ -75,7 +76,7 @@ class MemoryMutation:
     ) -> MemoryPage:
         ctx = info.context
         local = decode_page_id(info, page_id)
-        return _page(info, await pages.restore_page(ctx.conn, ctx.principal, local))
+        return _page(info, await history.restore_page(ctx.conn, ctx.principal, local))
 
     @strawberry.mutation(description="Write a version's content back, as a new version.")
     async def rollback_memory_page(
@@ -83,7 +84,7 @@ class MemoryMutation:
     ) -> MemoryPage:
         ctx = info.context
         local = ids.decode(version_id, "MemoryVersion", ctx.principal.workspace_id, "versionId")
-        return _page(info, await pages.rollback(ctx.conn, ctx.principal, local))
+        return _page(info, await history.rollback(ctx.conn, ctx.principal, local))
 
     @strawberry.mutation(
         description="Scrub a version's content, keeping who made it, when and from where."
@@ -94,7 +95,9 @@ class MemoryMutation:
         ctx = info.context
         workspace = ctx.principal.workspace_id
         local = ids.decode(version_id, "MemoryVersion", workspace, "versionId")
-        return MemoryVersion.from_row(await pages.redact(ctx.conn, ctx.principal, local), workspace)
+        return MemoryVersion.from_row(
+            await history.redact(ctx.conn, ctx.principal, local), workspace
+        )
 
     @strawberry.mutation(
         description="Propose a learning for the Dreamer, with the record it is about; at most"

@@ -10,7 +10,7 @@ from strawberry.types import Info
 from resolvers.common import ids
 from resolvers.common.errors import Problem, invalid
 from resolvers.common.pages import DEFAULT_PAGE_SIZE, check_page_size
-from resolvers.memory import pages, proposals, settings
+from resolvers.memory import history, pages, proposals, settings
 from schema.context import Context
 from schema.memory.types import (
     MemoryPage,
@@ -93,7 +93,7 @@ class MemoryQuery:
     ) -> list[MemoryVersion]:
         ctx = info.context
         size = check_page_size(first)
-        rows = await pages.versions(
+        rows = await history.versions(
             ctx.conn, ctx.principal, decode_page_id(info, page_id), size, before
         )
         return [MemoryVersion.from_row(row, ctx.principal.workspace_id) for row in rows]
@@ -103,7 +103,7 @@ class MemoryQuery:
         ctx = info.context
         workspace = ctx.principal.workspace_id
         version_id = ids.decode(id, "MemoryVersion", workspace, "id")
-        row = await pages.version(ctx.conn, ctx.principal, version_id)
+        row = await history.version(ctx.conn, ctx.principal, version_id)
         return MemoryVersion.from_row(row, workspace)
 
     @strawberry.field(description="The caller's proposals, newest first, with their status.")

@@ -8,9 +8,10 @@ from uuid import UUID
 
 import strawberry
 
-from db.memory import ProposalRow, VersionRow
+from db.memory import VersionRow
+from db.memory_proposals import ProposalRow
 from resolvers.common import ids
-from resolvers.memory.pages import Page, ShownSouvenir, content_of, sha256
+from resolvers.memory.reading import Page, ShownSouvenir, content_of, sha256
 from resolvers.memory.settings import Allowances, Preference
 
 

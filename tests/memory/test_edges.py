@@ -12,8 +12,8 @@ import pytest
 
 from db import records as records_db
 from db.pool import begin_workspace
-from resolvers.common import ids
-from resolvers.memory.grammar import PAGE_CONTENT_MAX_CHARS
+from resolvers.common import clock, ids
+from resolvers.memory.content import PAGE_CONTENT_MAX_CHARS
 from resolvers.records.workspaces import create_object, grant_standard_roles
 from tests.factories import codes, gql, load_records, make_page
 
@@ -28,9 +28,10 @@ NOW = datetime(2026, 12, 15, 9, tzinfo=UTC)
 
 
 @pytest.fixture
-def today(stand):
-    stand(NOW)
-    return NOW
+def today():
+    clock.set_clock(lambda: NOW)
+    yield NOW
+    clock.set_clock(None)
 
 
 def line(text: str) -> str:

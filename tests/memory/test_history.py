@@ -1,5 +1,5 @@
 """Memory pages through the API (DESIGN §5): history, rollback and redaction, optimistic
-concurrency, proposals and their hourly limit, preferences and the workspace's allowances."""
+concurrency."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ import pytest
 
 from resolvers.common import ids
 from resolvers.common.principals import token_hash
-from tests.factories import codes, data, gql, make_page
+from tests.factories import codes, gql, make_page
+from tests.memory.pages_api import field, when
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 FRENCH = "- Prefers French — Claire, 2026-01-02 [préférence]"
@@ -39,27 +40,6 @@ VERSIONS = f"""query($p: ID!, $first: Int, $before: Int) {{
   memoryVersions(pageId: $p, first: $first, before: $before) {{ {VERSION} }}
 }}"""
 ONE_VERSION = f"query($id: ID!) {{ memoryVersion(id: $id) {{ {VERSION} }} }}"
-PROPOSE = """mutation($t: String!) {
-  proposeMemory(text: $t) { id text status proposerName onBehalfOfId createdAt }
-}"""
-MY_PROPOSALS = "query($first: Int) { myMemoryProposals(first: $first) { id text status } }"
-PREFERENCES = """{ memoryPreferences { shareWithTeam learnFromEmail shareWithTeamOnSince
-  learnFromEmailOnSince } }"""
-SET_PREFERENCE = """mutation($k: MemoryPreferenceKey!, $v: Boolean!) {
-  setMemoryPreference(key: $k, value: $v) { shareWithTeam learnFromEmail shareWithTeamOnSince
-    learnFromEmailOnSince }
-}"""
-SETTINGS_FIELDS = """memoryPersonMonthlyLimitUsd memoryTenantMonthlyLimitUsd
-  effectivePersonMonthlyLimitUsd effectiveTenantMonthlyLimitUsd"""
-TENANT_SETTINGS = f"{{ tenantSettings {{ {SETTINGS_FIELDS} }} }}"
-UPDATE_SETTINGS = f"""mutation($input: TenantSettingsInput!) {{
-  updateTenantSettings(input: $input) {{ {SETTINGS_FIELDS} }}
-}}"""
-PERSON, TENANT = "memoryPersonMonthlyLimitUsd", "memoryTenantMonthlyLimitUsd"
-
-
-def when(text: str | None) -> datetime | None:
-    return datetime.fromisoformat(text) if text is not None else None
 
 
 async def profile(pool, ws, content: str, who: str = "member") -> str:
@@ -68,12 +48,12 @@ async def profile(pool, ws, content: str, who: str = "member") -> str:
 
 
 async def read(client, token, page_id):
-    return data(await gql(client, token, READ_PAGE, {"id": page_id}), "memoryPage")
+    return field(await gql(client, token, READ_PAGE, {"id": page_id}), "memoryPage")
 
 
 async def history(client, token, page_id, first=20, before=None):
     variables = {"p": page_id, "first": first, "before": before}
-    return data(await gql(client, token, VERSIONS, variables), "memoryVersions")
+    return field(await gql(client, token, VERSIONS, variables), "memoryVersions")
 
 
 async def session_of(pool: asyncpg.Pool, ws, who: str) -> str:
@@ -106,7 +86,7 @@ async def test_every_mutation_is_a_version_with_who_when_and_from_which_session(
     first_keys = keys(created)
 
     stand(times[1])
-    edited = data(
+    edited = field(
         await gql(client, token, EDIT, {"p": page_id, "c": f"{FRENCH}\n- Likes tea [préférence]"}),
         "editMemoryPage",
     )
@@ -115,7 +95,7 @@ async def test_every_mutation_is_a_version_with_who_when_and_from_which_session(
     assert edited["souvenirs"][1]["line"] == "- Likes tea — Member, 2026-03-02 [préférence] ✍"
 
     stand(times[2])
-    deleted_one = data(
+    deleted_one = field(
         await gql(client, token, DELETE_SOUVENIR, {"p": page_id, "k": first_keys[0]}),
         "deleteSouvenir",
     )
@@ -123,13 +103,13 @@ async def test_every_mutation_is_a_version_with_who_when_and_from_which_session(
     tea_key = deleted_one["souvenirs"][0]["key"]
 
     stand(times[3])
-    emptied = data(await gql(client, token, EDIT, {"p": page_id, "c": ""}), "editMemoryPage")
+    emptied = field(await gql(client, token, EDIT, {"p": page_id, "c": ""}), "editMemoryPage")
     assert emptied["version"] == 4 and emptied["trashed"] and emptied["souvenirs"] == []
     gone = await gql(client, token, READ_PAGE, {"id": page_id})
     assert codes(gone) == ["NOT_FOUND"]
 
     stand(times[4])
-    restored = data(await gql(client, token, RESTORE, {"p": page_id}), "restoreMemoryPage")
+    restored = field(await gql(client, token, RESTORE, {"p": page_id}), "restoreMemoryPage")
     assert restored["version"] == 5 and not restored["trashed"]
     assert keys(restored) == [tea_key]
 
@@ -138,7 +118,7 @@ async def test_every_mutation_is_a_version_with_who_when_and_from_which_session(
     v1 = versions[-1]
 
     stand(times[5])
-    rolled = data(await gql(client, token, ROLLBACK, {"v": v1["id"]}), "rollbackMemoryPage")
+    rolled = field(await gql(client, token, ROLLBACK, {"v": v1["id"]}), "rollbackMemoryPage")
     assert rolled["version"] == 6
     assert rolled["content"] == f"{FRENCH}\n{LYON}" == v1["content"]
     assert keys(rolled) == first_keys
@@ -183,7 +163,7 @@ async def test_one_version_reads_the_content_it_left(client, pool, ws):
     await gql(client, token, EDIT, {"p": page_id, "c": LYON})
     versions = await history(client, token, page_id)
     for listed in versions:
-        one = data(await gql(client, token, ONE_VERSION, {"id": listed["id"]}), "memoryVersion")
+        one = field(await gql(client, token, ONE_VERSION, {"id": listed["id"]}), "memoryVersion")
         assert one == listed
     assert versions[1]["content"] == f"{FRENCH}\n{LYON}" and versions[0]["content"] == LYON
     page = await read(client, token, page_id)
@@ -200,13 +180,13 @@ async def test_rollback_writes_a_new_version_and_a_redacted_version_cannot_be_ro
     await gql(client, token, EDIT, {"p": page_id, "c": LYON})
     v1, v2 = (await history(client, token, page_id))[::-1][:2]
 
-    rolled = data(await gql(client, token, ROLLBACK, {"v": v1["id"]}), "rollbackMemoryPage")
+    rolled = field(await gql(client, token, ROLLBACK, {"v": v1["id"]}), "rollbackMemoryPage")
     assert rolled["version"] == 4
     assert rolled["content"] == original["content"] and keys(rolled) == keys(original)
     # The versions written back from stay as they were.
     assert (await history(client, token, page_id))[3] == v1
 
-    redacted = data(await gql(client, token, REDACT, {"v": v2["id"]}), "redactMemoryVersion")
+    redacted = field(await gql(client, token, REDACT, {"v": v2["id"]}), "redactMemoryVersion")
     assert redacted["redacted"]
     refused = await gql(client, token, ROLLBACK, {"v": v2["id"]})
     assert codes(refused) == ["SCHEMA_VALIDATION_FAILED"]
@@ -250,7 +230,7 @@ async def test_redaction_scrubs_content_and_keeps_actor_number_and_times(client,
     assert "1234" in leaked["content"]
 
     stand(T0 + timedelta(minutes=3))
-    redacted = data(await gql(client, token, REDACT, {"v": leaked["id"]}), "redactMemoryVersion")
+    redacted = field(await gql(client, token, REDACT, {"v": leaked["id"]}), "redactMemoryVersion")
     assert redacted["content"] is None and redacted["contentSha256"] is None
     assert redacted["redacted"] and when(redacted["redactedAt"]) == T0 + timedelta(minutes=3)
     kept = ("id", "pageId", "number", "operation", "actorKind", "actorName", "sessionId")
@@ -260,7 +240,7 @@ async def test_redaction_scrubs_content_and_keeps_actor_number_and_times(client,
     after = await history(client, token, page_id)
     assert after[1] == redacted and after[0] == before[0] and after[2] == before[2]
     assert "1234" not in orjson.dumps(after).decode()
-    assert data(await gql(client, token, ONE_VERSION, {"id": leaked["id"]}), "memoryVersion") == (
+    assert field(await gql(client, token, ONE_VERSION, {"id": leaked["id"]}), "memoryVersion") == (
         redacted
     )
     async with pool.acquire() as conn:
@@ -279,7 +259,7 @@ async def test_redaction_scrubs_content_and_keeps_actor_number_and_times(client,
     # Redacting twice is harmless: same answer, nothing else moves.
     stand(T0 + timedelta(minutes=9))
     again = await gql(client, token, REDACT, {"v": leaked["id"]})
-    assert data(again, "redactMemoryVersion") == redacted
+    assert field(again, "redactMemoryVersion") == redacted
     assert await history(client, token, page_id) == after
     assert (await read(client, token, page_id))["version"] == 3
 
@@ -410,7 +390,7 @@ async def test_an_edit_based_on_the_current_content_is_applied(client, pool, ws)
     token = ws.tokens["member"]
     page_id = await profile(pool, ws, f"{FRENCH}\n{LYON}")
     page = await read(client, token, page_id)
-    edited = data(
+    edited = field(
         await gql(client, token, EDIT, {"p": page_id, "c": LYON, "b": page["contentSha256"]}),
         "editMemoryPage",
     )
@@ -418,7 +398,7 @@ async def test_an_edit_based_on_the_current_content_is_applied(client, pool, ws)
     assert edited["contentSha256"] != page["contentSha256"]
     # The new sha is the one to base the next edit on.
     again = await gql(client, token, EDIT, {"p": page_id, "c": "", "b": edited["contentSha256"]})
-    assert data(again, "editMemoryPage")["trashed"]
+    assert field(again, "editMemoryPage")["trashed"]
 
 
 async def test_an_edit_based_on_stale_content_changes_nothing(client, pool, ws):
@@ -480,11 +460,11 @@ async def test_concurrent_editors_without_a_base_are_applied_one_after_another(c
         pool, ws, page_id, [gql(client, token, EDIT, {"p": page_id, "c": c}) for c in contents]
     )
     assert [codes(r) for r in responses] == [[]] * 5
-    assert sorted(data(r, "editMemoryPage")["version"] for r in responses) == [2, 3, 4, 5, 6]
+    assert sorted(field(r, "editMemoryPage")["version"] for r in responses) == [2, 3, 4, 5, 6]
     page = await read(client, token, page_id)
     assert page["version"] == 6 and len(await history(client, token, page_id)) == 6
-    last = next(r for r in responses if data(r, "editMemoryPage")["version"] == 6)
-    assert page["content"] == data(last, "editMemoryPage")["content"]
+    last = next(r for r in responses if field(r, "editMemoryPage")["version"] == 6)
+    assert page["content"] == field(last, "editMemoryPage")["content"]
 
 
 async def test_concurrent_identical_edits_make_one_version(client, pool, ws):
@@ -503,423 +483,3 @@ async def test_concurrent_identical_edits_make_one_version(client, pool, ws):
     assert keys(page) == [keys(original)[0], keys(original)[2]]
     versions = await history(client, token, page_id)
     assert [v["number"] for v in versions] == [2, 1], [v["content"] for v in versions]
-
-
-# Proposals --------------------------------------------------------------------------------
-
-
-async def stored_proposals(pool: asyncpg.Pool, ws, kind: str | None = None) -> int:
-    async with pool.acquire() as conn:
-        return int(
-            await conn.fetchval(
-                "SELECT count(*) FROM memory_proposals WHERE workspace_id = $1"
-                " AND ($2::text IS NULL OR proposer_kind = $2)",
-                ws.id,
-                kind,
-            )
-        )
-
-
-async def propose(client, token, text):
-    return await gql(client, token, PROPOSE, {"t": text})
-
-
-async def test_thirty_proposals_an_hour_and_the_next_one_after_the_hour(client, pool, ws, stand):
-    agent = ws.tokens["agent"]
-    for n in range(30):
-        stand(T0 + timedelta(minutes=n))
-        accepted = data(await propose(client, agent, f"Acme wants French, #{n}"), "proposeMemory")
-        assert accepted["status"] == "WAITING"
-    stand(T0 + timedelta(minutes=30))
-    refused = await propose(client, agent, "one too many")
-    assert codes(refused) == ["SCHEMA_MEMORY_PROPOSAL_RATE_LIMITED"]
-    assert refused.json()["data"] is None
-    assert "2026-03-02T10:00:00" in refused.json()["errors"][0]["message"]
-    stand(T0 + timedelta(minutes=59, seconds=59))
-    assert codes(await propose(client, agent, "still too many")) == [
-        "SCHEMA_MEMORY_PROPOSAL_RATE_LIMITED"
-    ]
-    assert await stored_proposals(pool, ws) == 30
-    stand(T0 + timedelta(hours=1, seconds=1))
-    assert data(await propose(client, agent, "an hour later"), "proposeMemory")["status"] == (
-        "WAITING"
-    )
-    assert await stored_proposals(pool, ws) == 31
-    texts = [p["text"] for p in data(await gql(client, agent, MY_PROPOSALS), "myMemoryProposals")]
-    assert "one too many" not in texts and "still too many" not in texts
-
-
-async def test_the_hourly_count_is_per_proposer(client, pool, ws, stand):
-    stand(T0)
-    for n in range(30):
-        await propose(client, ws.tokens["agent"], f"agent learning {n}")
-    assert codes(await propose(client, ws.tokens["agent"], "refused")) == [
-        "SCHEMA_MEMORY_PROPOSAL_RATE_LIMITED"
-    ]
-    # The member the agent works for, and their MCP client, each have their own count.
-    for who in ("member", "mcp_client"):
-        for n in range(30):
-            response = await propose(client, ws.tokens[who], f"{who} learning {n}")
-            assert codes(response) == [], (who, n)
-        assert codes(await propose(client, ws.tokens[who], "refused")) == [
-            "SCHEMA_MEMORY_PROPOSAL_RATE_LIMITED"
-        ]
-    assert await stored_proposals(pool, ws, "agent") == 30
-    assert await stored_proposals(pool, ws, "member") == 30
-    assert await stored_proposals(pool, ws, "mcp_client") == 30
-
-
-async def test_a_replica_whose_clock_is_a_second_behind_still_counts_the_hour(
-    client, pool, ws, stand
-):
-    """Every replica agrees on the count: proposals stored by a replica whose clock runs a
-    second ahead still count for one whose clock does not."""
-    agent = ws.tokens["agent"]
-    stand(T0 + timedelta(seconds=1))
-    for n in range(30):
-        assert codes(await propose(client, agent, f"learning {n}")) == []
-    stand(T0)
-    assert codes(await propose(client, agent, "the 31st")) == [
-        "SCHEMA_MEMORY_PROPOSAL_RATE_LIMITED"
-    ]
-    assert await stored_proposals(pool, ws) == 30
-
-
-async def test_concurrent_proposals_stop_at_thirty(client, pool, ws):
-    agent = ws.tokens["agent"]
-    responses = await asyncio.gather(
-        *(propose(client, agent, f"concurrent learning {n}") for n in range(35))
-    )
-    outcomes = [codes(r) for r in responses]
-    assert outcomes.count([]) == 30, outcomes
-    assert outcomes.count(["SCHEMA_MEMORY_PROPOSAL_RATE_LIMITED"]) == 5
-    assert await stored_proposals(pool, ws) == 30
-
-
-async def test_a_proposal_waits_and_its_proposer_reads_it(client, pool, ws):
-    agent = ws.tokens["agent"]
-    made = data(await propose(client, agent, "Acme signs in June"), "proposeMemory")
-    assert made["status"] == "WAITING" and made["proposerName"] == "Scout"
-    assert made["onBehalfOfId"] == ws.gid(ws.members["member"], "Member")
-    mine = data(await gql(client, agent, MY_PROPOSALS), "myMemoryProposals")
-    assert mine == [{"id": made["id"], "text": "Acme signs in June", "status": "WAITING"}]
-    # Proposals are the proposer's: the member the agent works for has made none.
-    assert data(await gql(client, ws.tokens["member"], MY_PROPOSALS), "myMemoryProposals") == []
-
-
-async def test_a_proposal_holds_one_to_two_thousand_characters(client, pool, ws):
-    token = ws.tokens["agent"]
-    assert data(await propose(client, token, "x" * 2000), "proposeMemory")["text"] == "x" * 2000
-    for text in ("x" * 2001, "", "   ", "\n"):
-        response = await propose(client, token, text)
-        assert codes(response) == ["SCHEMA_VALIDATION_FAILED"], repr(text)
-        problems = response.json()["errors"][0]["extensions"]["problems"]
-        assert [p["field"] for p in problems] == ["text"]
-    assert await stored_proposals(pool, ws) == 1
-
-
-async def test_an_api_key_without_memory_access_cannot_propose(client, pool, ws):
-    assert codes(await propose(client, ws.tokens["api_key"], "hello")) == ["FORBIDDEN"]
-    assert await stored_proposals(pool, ws) == 0
-
-
-# Preferences ------------------------------------------------------------------------------
-
-
-async def member_since(pool: asyncpg.Pool, ws, who: str = "member") -> datetime:
-    async with pool.acquire() as conn:
-        found: datetime = await conn.fetchval(
-            "SELECT created_at FROM members WHERE workspace_id = $1 AND id = $2",
-            ws.id,
-            ws.members[who],
-        )
-    return found
-
-
-async def preferences(client, token):
-    found = data(await gql(client, token, PREFERENCES), "memoryPreferences")
-    for key in ("shareWithTeamOnSince", "learnFromEmailOnSince"):
-        found[key] = when(found[key])
-    return found
-
-
-async def set_share(client, token, value: bool):
-    found = data(
-        await gql(client, token, SET_PREFERENCE, {"k": "SHARE_WITH_TEAM", "v": value}),
-        "setMemoryPreference",
-    )
-    return found["shareWithTeam"], when(found["shareWithTeamOnSince"])
-
-
-async def test_preferences_are_on_by_default_since_the_member_was_added(client, pool, ws):
-    since = await member_since(pool, ws)
-    assert await preferences(client, ws.tokens["member"]) == {
-        "shareWithTeam": True,
-        "learnFromEmail": True,
-        "shareWithTeamOnSince": since,
-        "learnFromEmailOnSince": since,
-    }
-
-
-async def test_turning_a_preference_back_on_records_when(client, pool, ws, stand):
-    token = ws.tokens["member"]
-    since = await member_since(pool, ws)
-    stand(T0)
-    assert (await set_share(client, token, False))[0] is False
-    stand(T0 + timedelta(hours=1))
-    assert await set_share(client, token, True) == (True, T0 + timedelta(hours=1))
-    stand(T0 + timedelta(hours=2))
-    assert await set_share(client, token, False) == (False, T0 + timedelta(hours=1))
-    stand(T0 + timedelta(hours=3))
-    assert await set_share(client, token, False) == (False, T0 + timedelta(hours=1))
-    stand(T0 + timedelta(hours=4))
-    assert await set_share(client, token, True) == (True, T0 + timedelta(hours=4))
-    # Already on: turning it on again moves nothing.
-    stand(T0 + timedelta(hours=5))
-    assert await set_share(client, token, True) == (True, T0 + timedelta(hours=4))
-    # The other preference and the other members are untouched.
-    found = await preferences(client, token)
-    assert found["learnFromEmail"] and found["learnFromEmailOnSince"] == since
-    other = await preferences(client, ws.tokens["other"])
-    assert other["shareWithTeam"] and other["shareWithTeamOnSince"] == await member_since(
-        pool, ws, "other"
-    )
-
-
-async def test_turning_a_default_preference_off_keeps_when_it_was_last_on(client, pool, ws, stand):
-    """On by default since the member was added: turning it off keeps that on-time, as
-    turning off any preference does."""
-    token = ws.tokens["member"]
-    since = await member_since(pool, ws)
-    stand(T0)
-    assert await set_share(client, token, False) == (False, since)
-
-
-async def put_preference(client, token, key: str, body: Any):
-    return await client.put(
-        f"/users/me/preferences/{key}",
-        content=orjson.dumps(body),
-        headers={"authorization": f"Bearer {token}", "content-type": "application/json"},
-    )
-
-
-async def test_put_a_preference(client, pool, ws, stand):
-    token = ws.tokens["member"]
-    stand(T0)
-    response = await put_preference(client, token, "memory.learnFromEmail", {"value": False})
-    assert response.status_code == 200
-    assert response.json()["key"] == "memory.learnFromEmail"
-    assert response.json()["value"] is False
-    found = await preferences(client, token)
-    assert found["learnFromEmail"] is False and found["shareWithTeam"] is True
-    stand(T0 + timedelta(days=1))
-    response = await put_preference(client, token, "memory.learnFromEmail", {"value": True})
-    assert response.status_code == 200
-    assert response.json() == {
-        "key": "memory.learnFromEmail",
-        "value": True,
-        "onSince": (T0 + timedelta(days=1)).isoformat(),
-    }
-    assert (await preferences(client, token))["learnFromEmailOnSince"] == T0 + timedelta(days=1)
-
-
-@pytest.mark.parametrize(
-    "key, body",
-    [
-        ("memory.learnFromEmail", {"value": "false"}),
-        ("memory.learnFromEmail", {"value": 0}),
-        ("memory.learnFromEmail", {"value": None}),
-        ("memory.learnFromEmail", {}),
-        ("memory.learnFromEmail", {"value": False, "also": 1}),
-        ("memory.learnFromMail", {"value": False}),
-        ("shareWithTeam", {"value": False}),
-        ("memory.learnFromEmail", [False]),
-    ],
-)
-async def test_put_a_preference_refuses_anything_but_a_known_key_and_a_boolean(
-    client, pool, ws, key, body
-):
-    token = ws.tokens["member"]
-    before = await preferences(client, token)
-    response = await put_preference(client, token, key, body)
-    assert response.status_code == 400
-    assert response.json()["error"]["code"] == "SCHEMA_VALIDATION_FAILED"
-    assert await preferences(client, token) == before
-
-
-async def test_only_the_persons_own_session_sets_a_preference(client, pool, ws):
-    for who in ("agent", "mcp_client"):
-        response = await put_preference(
-            client, ws.tokens[who], "memory.shareWithTeam", {"value": False}
-        )
-        assert response.status_code == 403
-        assert response.json()["error"]["code"] == "FORBIDDEN"
-    assert (await preferences(client, ws.tokens["member"]))["shareWithTeam"] is True
-
-
-# Tenant settings ----------------------------------------------------------------------------
-
-
-async def patch_settings(client, token, body: Any):
-    return await client.patch(
-        "/tenant/settings",
-        content=orjson.dumps(body),
-        headers={"authorization": f"Bearer {token}", "content-type": "application/json"},
-    )
-
-
-async def get_settings(client, token):
-    response = await client.get("/tenant/settings", headers={"authorization": f"Bearer {token}"})
-    assert response.status_code == 200
-    return response.json()
-
-
-ACCEPTED = [("3", "3"), ("3.00", "3.00"), ("0.50", "0.50"), ("0", "0"), ("0.000001", "0.000001")]
-REFUSED_TEXT = [
-    "abc",
-    "-1",
-    "1.1234567",
-    "",
-    " 3",
-    "3 ",
-    "3.",
-    ".5",
-    "1e3",
-    "+3",
-    "3\n",
-    "3,50",
-    "NaN",
-    "Infinity",
-]
-REFUSED = [*REFUSED_TEXT, 3, 3.5, True, False, [], {}]
-
-
-async def test_settings_read_back_null_while_the_default_applies(client, ws):
-    assert await get_settings(client, ws.tokens["viewer"]) == {PERSON: None, TENANT: None}
-    shown = data(await gql(client, ws.tokens["viewer"], TENANT_SETTINGS), "tenantSettings")
-    assert shown == {
-        PERSON: None,
-        TENANT: None,
-        "effectivePersonMonthlyLimitUsd": "1.00",
-        "effectiveTenantMonthlyLimitUsd": "5.00",
-    }
-
-
-@pytest.mark.parametrize("sent, shown", ACCEPTED)
-async def test_patch_settings_accepts_decimal_strings(client, ws, sent, shown):
-    admin = ws.tokens["admin"]
-    response = await patch_settings(client, admin, {PERSON: sent, TENANT: sent})
-    assert response.status_code == 200
-    assert response.json() == {PERSON: shown, TENANT: shown}
-    assert await get_settings(client, admin) == {PERSON: shown, TENANT: shown}
-    read = data(await gql(client, admin, TENANT_SETTINGS), "tenantSettings")
-    assert read["effectivePersonMonthlyLimitUsd"] == shown
-    # null returns to the default.
-    response = await patch_settings(client, admin, {PERSON: None})
-    assert response.json() == {PERSON: None, TENANT: shown}
-    response = await patch_settings(client, admin, {TENANT: None})
-    assert response.json() == {PERSON: None, TENANT: None}
-    read = data(await gql(client, admin, TENANT_SETTINGS), "tenantSettings")
-    assert read["effectivePersonMonthlyLimitUsd"] == "1.00"
-    assert read["effectiveTenantMonthlyLimitUsd"] == "5.00"
-
-
-async def test_a_setting_left_out_is_unchanged(client, ws):
-    admin = ws.tokens["admin"]
-    await patch_settings(client, admin, {PERSON: "3.00", TENANT: "8.00"})
-    response = await patch_settings(client, admin, {PERSON: "2"})
-    assert response.json() == {PERSON: "2", TENANT: "8.00"}
-    assert (await patch_settings(client, admin, {})).json() == {PERSON: "2", TENANT: "8.00"}
-
-
-@pytest.mark.parametrize("value", REFUSED, ids=repr)
-async def test_patch_settings_refuses_anything_else_and_changes_nothing(client, ws, value):
-    admin = ws.tokens["admin"]
-    await patch_settings(client, admin, {PERSON: "2.50", TENANT: "7"})
-    for body in ({PERSON: value}, {TENANT: value}, {PERSON: "4", TENANT: value}):
-        response = await patch_settings(client, admin, body)
-        assert response.status_code == 400, body
-        error = response.json()["error"]
-        assert error["code"] == "SCHEMA_VALIDATION_FAILED"
-        assert [p["field"] for p in error["problems"]] == [list(body)[-1]]
-    assert await get_settings(client, admin) == {PERSON: "2.50", TENANT: "7"}
-
-
-async def test_patch_settings_lists_every_problem_and_changes_nothing(client, ws):
-    admin = ws.tokens["admin"]
-    await patch_settings(client, admin, {PERSON: "2.50", TENANT: "7"})
-    response = await patch_settings(
-        client, admin, {PERSON: "abc", TENANT: 3, "memoryDailyLimitUsd": "1"}
-    )
-    assert response.status_code == 400
-    error = response.json()["error"]
-    assert error["code"] == "SCHEMA_VALIDATION_FAILED"
-    assert sorted(p["field"] for p in error["problems"]) == sorted(
-        [PERSON, TENANT, "memoryDailyLimitUsd"]
-    )
-    # An unknown key alone, beside a good value, is refused too.
-    response = await patch_settings(client, admin, {PERSON: "9", "colour": "red"})
-    assert response.status_code == 400
-    assert [p["field"] for p in response.json()["error"]["problems"]] == ["colour"]
-    for body in ([], "3", None):
-        response = await patch_settings(client, admin, body)
-        assert response.status_code == 400
-        assert response.json()["error"]["code"] == "SCHEMA_VALIDATION_FAILED"
-    assert await get_settings(client, admin) == {PERSON: "2.50", TENANT: "7"}
-
-
-async def test_only_the_settings_right_sets_allowances(client, ws):
-    for who in ("member", "viewer", "agent"):
-        response = await patch_settings(client, ws.tokens[who], {PERSON: "100"})
-        assert response.status_code == 403, who
-        assert response.json()["error"]["code"] == "FORBIDDEN"
-        refused = await gql(client, ws.tokens[who], UPDATE_SETTINGS, {"input": {PERSON: "100"}})
-        assert codes(refused) == ["FORBIDDEN"]
-    assert await get_settings(client, ws.tokens["admin"]) == {PERSON: None, TENANT: None}
-
-
-@pytest.mark.parametrize("sent, shown", ACCEPTED)
-async def test_update_tenant_settings_accepts_decimal_strings(client, ws, sent, shown):
-    admin = ws.tokens["admin"]
-    response = await gql(client, admin, UPDATE_SETTINGS, {"input": {PERSON: sent}})
-    assert data(response, "updateTenantSettings") == {
-        PERSON: shown,
-        TENANT: None,
-        "effectivePersonMonthlyLimitUsd": shown,
-        "effectiveTenantMonthlyLimitUsd": "5.00",
-    }
-    assert data(await gql(client, admin, TENANT_SETTINGS), "tenantSettings")[PERSON] == shown
-    assert await get_settings(client, admin) == {PERSON: shown, TENANT: None}
-    back = await gql(client, admin, UPDATE_SETTINGS, {"input": {PERSON: None, TENANT: sent}})
-    assert data(back, "updateTenantSettings") == {
-        PERSON: None,
-        TENANT: shown,
-        "effectivePersonMonthlyLimitUsd": "1.00",
-        "effectiveTenantMonthlyLimitUsd": shown,
-    }
-
-
-@pytest.mark.parametrize("value", REFUSED_TEXT, ids=repr)
-async def test_update_tenant_settings_refuses_anything_else_and_changes_nothing(client, ws, value):
-    admin = ws.tokens["admin"]
-    await patch_settings(client, admin, {PERSON: "2.50", TENANT: "7"})
-    response = await gql(client, admin, UPDATE_SETTINGS, {"input": {PERSON: "4", TENANT: value}})
-    assert codes(response) == ["SCHEMA_VALIDATION_FAILED"]
-    problems = response.json()["errors"][0]["extensions"]["problems"]
-    assert [p["field"] for p in problems] == [TENANT]
-    both = await gql(client, admin, UPDATE_SETTINGS, {"input": {PERSON: value, TENANT: value}})
-    problems = both.json()["errors"][0]["extensions"]["problems"]
-    assert sorted(p["field"] for p in problems) == [PERSON, TENANT]
-    assert await get_settings(client, admin) == {PERSON: "2.50", TENANT: "7"}
-
-
-@pytest.mark.parametrize("value", [3, 3.5, True], ids=repr)
-async def test_update_tenant_settings_refuses_what_is_not_a_string(client, ws, value):
-    admin = ws.tokens["admin"]
-    await patch_settings(client, admin, {PERSON: "2.50", TENANT: "7"})
-    response = await gql(client, admin, UPDATE_SETTINGS, {"input": {PERSON: value}})
-    assert response.status_code == 400
-    assert codes(response) == ["GRAPHQL_VALIDATION_FAILED"]
-    unknown = await gql(client, admin, UPDATE_SETTINGS, {"input": {PERSON: "3", "colour": "1"}})
-    assert codes(unknown) == ["GRAPHQL_VALIDATION_FAILED"]
-    assert await get_settings(client, admin) == {PERSON: "2.50", TENANT: "7"}

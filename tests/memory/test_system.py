@@ -1,6 +1,6 @@
-"""Memory pages (DESIGN §5) against a real PostgreSQL: creating pages and profiles, the sizes
-of a name, a description and a content, one live page per record and per actor, the caps,
-✍ lines, a person's edit, satellites, the trash and the workspace profile's mission.
+"""The workspace's writes of memory pages (DESIGN §5) against a real PostgreSQL: creating pages
+and profiles, the sizes of a name, a description and a content, one live page per record and per
+actor, the caps, ✍ lines, satellites and the workspace profile's mission.
 
 Clients go through GraphQL (``gql``); the Dreamer's writes go through the resolvers
 (``make_page``/``write_page``)."""
@@ -8,9 +8,6 @@ Clients go through GraphQL (``gql``); the Dreamer's writes go through the resolv
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
-from typing import Any
-from uuid import UUID
 
 import pytest
 
@@ -21,133 +18,28 @@ from resolvers.common.errors import Code, DomainError
 from resolvers.common.principals import principal_for_token
 from resolvers.records.workspaces import create_object, grant_standard_roles
 from resolvers.skills import service
-from tests.factories import (
+from tests.factories import codes, gql, make_page, write_page
+from tests.memory.pages_api import (
+    BY_RECORD,
+    DELETE,
+    MISSION,
+    PROFILE,
+    TODAY,
     agent_id,
-    codes,
+    by_hand,
     data,
-    gql,
-    load_records,
-    make_page,
+    edit,
+    line,
+    lines,
+    many_sized,
+    page_rows,
     problems,
-    write_page,
+    read,
+    record,
+    refused,
+    sized,
+    write_by_hand,
 )
-
-TODAY = "2026-12-15"
-NOW = datetime(2026, 12, 15, 9, 30, tzinfo=UTC)
-
-PAGE_FIELDS = """
-  id kind aboutId name description content contentSha256 version trashed canEdit
-  linesOnlyDeletable mission
-  souvenirs { key line text type source sourceRecordId author day human aboutRecordId }
-"""
-PAGE = f"query($id: ID!) {{ memoryPage(id: $id) {{ {PAGE_FIELDS} }} }}"
-BY_RECORD = f"query($id: ID!) {{ memoryPageByRecord(recordId: $id) {{ {PAGE_FIELDS} }} }}"
-PROFILE = f"""query($kind: MemoryPageKind!, $id: ID) {{
-  memoryProfile(kind: $kind, id: $id) {{ {PAGE_FIELDS} }} }}"""
-EDIT = f"""mutation($id: ID!, $content: String!) {{
-  editMemoryPage(pageId: $id, content: $content) {{ {PAGE_FIELDS} }} }}"""
-DELETE = f"""mutation($id: ID!, $key: String!) {{
-  deleteSouvenir(pageId: $id, key: $key) {{ {PAGE_FIELDS} }} }}"""
-RESTORE = f"""mutation($id: ID!) {{ restoreMemoryPage(pageId: $id) {{ {PAGE_FIELDS} }} }}"""
-MISSION = "{ memoryMission }"
-
-
-# Helpers -------------------------------------------------------------------------------------
-
-
-def line(
-    text: str,
-    type_: str = "relation",
-    *,
-    author: str = "Claire",
-    day: str = "2026-10-02",
-    source: str | None = None,
-    human: bool = False,
-) -> str:
-    """A souvenir's line in the grammar (no contexte: it would need its review date)."""
-    arrow = f" → {source}" if source else ""
-    return f"- {text}{arrow} — {author}, {day} [{type_}]" + (" ✍" if human else "")
-
-
-def lines(count: int, prefix: str = "Fact", **kwargs: Any) -> list[str]:
-    return [line(f"{prefix} {n}", **kwargs) for n in range(count)]
-
-
-def sized(total: int, *, head: list[str] | None = None, tail: str) -> str:
-    """Content of exactly ``total`` characters: the ``head`` lines, then one line of the form
-    ``- yyy…<tail>`` padded to fill."""
-    head = head or []
-    fixed = sum(len(h) + 1 for h in head) + len("- ") + len(tail)
-    room = total - fixed
-    assert room >= 1
-    content = "\n".join([*head, "- " + "y" * room + tail])
-    assert len(content) == total
-    return content
-
-
-def many_sized(total: int, count: int = 10) -> str:
-    """Dreamer content of exactly ``total`` characters over ``count`` souvenirs."""
-    tail = " — Claire, 2026-10-02 [relation]"
-    room = total - count * (2 + len(tail)) - (count - 1)
-    sizes = [room // count] * count
-    sizes[0] += room % count
-    content = "\n".join(f"- {chr(97 + i)}{'x' * (n - 1)}{tail}" for i, n in enumerate(sizes))
-    assert len(content) == total
-    return content
-
-
-async def record(
-    pool, ws, label: str = "Acme", obj: str = "companies", **extra
-) -> tuple[str, UUID]:
-    """A record written by `member`: its global and local ids."""
-    [gid] = await load_records(
-        pool, ws.tokens["member"], [{"object": obj, "label": label, **extra}]
-    )
-    return gid, ids.decode(gid, "Record", ws.id)
-
-
-async def read(client, ws, page_gid: str, who: str = "member") -> dict[str, Any]:
-    return data(await gql(client, ws.tokens[who], PAGE, {"id": page_gid}))["memoryPage"]
-
-
-async def edit(client, ws, page_gid: str, content: str, who: str = "member"):
-    return await gql(client, ws.tokens[who], EDIT, {"id": page_gid, "content": content})
-
-
-def by_hand(text: str, type_: str = "relation") -> str:
-    """A ✍ line as `member` writes it on TODAY (only a person writes one)."""
-    return line(text, type_, author="Member", day=TODAY, human=True)
-
-
-async def write_by_hand(client, ws, page_gid: str, content: str) -> None:
-    """`member` writes the content (its ✍ lines signed by them, on TODAY)."""
-    data(await edit(client, ws, page_gid, content))
-
-
-async def refused(awaitable) -> DomainError:
-    """The DomainError a resolver call answers with."""
-    with pytest.raises(DomainError) as caught:
-        await awaitable
-    return caught.value
-
-
-async def page_rows(pool, ws, subject_id: UUID) -> list[dict[str, Any]]:
-    async with pool.acquire() as conn, conn.transaction():
-        await begin_workspace(conn, ws.id)
-        rows = await conn.fetch(
-            "SELECT id, version, trashed_at FROM memory_pages WHERE subject_id = $1"
-            " ORDER BY created_at",
-            subject_id,
-        )
-    return [dict(row) for row in rows]
-
-
-@pytest.fixture
-def today(stand):
-    """The clock stands on TODAY for the test, then goes back to the system clock."""
-    stand(NOW)
-    return NOW
-
 
 # Pages and profiles --------------------------------------------------------------------------
 
@@ -479,89 +371,6 @@ async def test_the_dreamers_rewrite_with_a_hand_written_line_put_back_holds_4000
     assert after == before
 
 
-# A person's edit -------------------------------------------------------------------------------
-
-
-async def test_a_persons_edit_keeps_kept_lines_and_signs_new_ones(client, pool, ws, today):
-    _, acme = await record(pool, ws)
-    meeting_gid, _ = await record(pool, ws, "Weekly with Acme", "meeting")
-    first = line("Acme pays late")
-    second = line("Le DAF décide seul", "décision", source=f"record:{meeting_gid}")
-    third = line("Acme likes mail")
-    page = await make_page(pool, ws, "record", acme, "\n".join([first, second, third]))
-    before = await read(client, ws, page)
-    assert before["souvenirs"][1]["source"] == f"record:{meeting_gid}"
-    assert before["souvenirs"][1]["sourceRecordId"] == meeting_gid
-    assert before["canEdit"] is True
-
-    reworded = line("Le DAF décide seul, avec le CEO", "décision", source=f"record:{meeting_gid}")
-    content = "\n".join([first, reworded, "- Appeler le mardi [consigne]"])
-    edited = data(await edit(client, ws, page, content))["editMemoryPage"]
-    kept, changed, new = edited["souvenirs"]
-    assert kept["key"] == before["souvenirs"][0]["key"]
-    assert (kept["line"], kept["human"], kept["author"]) == (first, False, "Claire")
-    assert changed["key"] not in {s["key"] for s in before["souvenirs"]}
-    assert changed["text"] == "Le DAF décide seul, avec le CEO"
-    assert (changed["author"], changed["day"], changed["human"]) == ("Member", TODAY, True)
-    assert changed["source"] is None and changed["sourceRecordId"] is None
-    assert changed["type"] == "DECISION"
-    assert new["line"] == f"- Appeler le mardi — Member, {TODAY} [consigne] ✍"
-    assert new["key"] != changed["key"]
-    assert edited["content"] == "\n".join([first, changed["line"], new["line"]])
-    assert edited["version"] == before["version"] + 1
-    # Read again: the same keys.
-    again = await read(client, ws, page)
-    assert [s["key"] for s in again["souvenirs"]] == [s["key"] for s in edited["souvenirs"]]
-
-
-async def test_an_unchanged_edit_writes_no_version(client, pool, ws):
-    _, acme = await record(pool, ws)
-    page = await make_page(pool, ws, "record", acme, line("Acme pays late"))
-    before = await read(client, ws, page)
-    edited = data(await edit(client, ws, page, before["content"]))["editMemoryPage"]
-    assert (edited["version"], edited["content"]) == (before["version"], before["content"])
-
-
-async def test_malformed_lines_are_all_listed_and_nothing_changes(client, pool, ws, today):
-    _, acme = await record(pool, ws)
-    page = await make_page(pool, ws, "record", acme, line("Acme pays late"))
-    before = await read(client, ws, page)
-    content = "\n".join(
-        [
-            line("Acme pays late"),
-            "Just some prose",
-            "- Missing its type",
-            "- An unknown type [avis]",
-            "  ",
-            "- A bad day — Claire, 2026-13-45 [relation]",
-            "- Appeler le mardi [consigne]",
-        ]
-    )
-    response = await edit(client, ws, page, content)
-    assert codes(response) == ["SCHEMA_VALIDATION_FAILED"]
-    found = problems(response)
-    assert {p["line"] for p in found} == {2, 3, 4, 5, 6}
-    assert all(p["field"] == "content" for p in found)
-    after = await read(client, ws, page)
-    assert (after["content"], after["version"], after["contentSha256"]) == (
-        before["content"],
-        before["version"],
-        before["contentSha256"],
-    )
-
-
-@pytest.mark.parametrize("who", ["agent", "mcp_client", "viewer"])
-async def test_only_a_persons_own_session_with_the_right_edits(client, pool, ws, who):
-    _, acme = await record(pool, ws)
-    page = await make_page(pool, ws, "record", acme, line("Acme pays late"))
-    response = await edit(client, ws, page, "- Something else [relation]", who=who)
-    assert codes(response) == ["FORBIDDEN"]
-    key = (await read(client, ws, page))["souvenirs"][0]["key"]
-    deleted = await gql(client, ws.tokens[who], DELETE, {"id": page, "key": key})
-    assert codes(deleted) == ["FORBIDDEN"]
-    assert (await read(client, ws, page))["version"] == 1
-
-
 # Satellites and documents ----------------------------------------------------------------------
 
 
@@ -644,96 +453,6 @@ async def test_a_page_written_before_its_object_became_a_satellite(client, pool,
     assert again.code is Code.SCHEMA_VALIDATION_FAILED
 
 
-# Trash and restore -----------------------------------------------------------------------------
-
-
-async def test_deleting_the_last_souvenir_trashes_the_page_and_restore_brings_it_back(
-    client, pool, ws
-):
-    acme_gid, acme = await record(pool, ws)
-    page = await make_page(pool, ws, "record", acme, line("Acme pays late"))
-    before = await read(client, ws, page)
-    token = ws.tokens["member"]
-    key = before["souvenirs"][0]["key"]
-    deleted = data(await gql(client, token, DELETE, {"id": page, "key": key}))["deleteSouvenir"]
-    assert deleted["trashed"] is True and deleted["content"] == ""
-    assert codes(await gql(client, token, PAGE, {"id": page})) == ["NOT_FOUND"]
-    assert data(await gql(client, token, BY_RECORD, {"id": acme_gid}))["memoryPageByRecord"] is None
-
-    restored = data(await gql(client, token, RESTORE, {"id": page}))["restoreMemoryPage"]
-    assert restored["trashed"] is False
-    assert restored["content"] == before["content"]
-    assert [s["key"] for s in restored["souvenirs"]] == [key]
-    by_record = data(await gql(client, token, BY_RECORD, {"id": acme_gid}))["memoryPageByRecord"]
-    assert by_record["id"] == page
-
-
-async def test_an_emptied_page_goes_to_the_trash_and_comes_back(client, pool, ws):
-    acme_gid, acme = await record(pool, ws)
-    content = "\n".join([line("Acme pays late"), line("Acme likes mail")])
-    page = await make_page(pool, ws, "record", acme, content)
-    token = ws.tokens["member"]
-    emptied = data(await edit(client, ws, page, ""))["editMemoryPage"]
-    assert emptied["trashed"] is True
-    assert codes(await gql(client, token, PAGE, {"id": page})) == ["NOT_FOUND"]
-    assert data(await gql(client, token, BY_RECORD, {"id": acme_gid}))["memoryPageByRecord"] is None
-    restored = data(await gql(client, token, RESTORE, {"id": page}))["restoreMemoryPage"]
-    assert restored["content"] == content and restored["trashed"] is False
-    assert (await read(client, ws, page))["content"] == content
-
-
-async def test_restoring_while_another_live_page_holds_the_record_changes_nothing(client, pool, ws):
-    acme_gid, acme = await record(pool, ws)
-    token = ws.tokens["member"]
-    old = await make_page(pool, ws, "record", acme, line("Old fact"))
-    key = (await read(client, ws, old))["souvenirs"][0]["key"]
-    await gql(client, token, DELETE, {"id": old, "key": key})
-    new = await make_page(pool, ws, "record", acme, line("New fact"))
-    rows_before = await page_rows(pool, ws, acme)
-
-    response = await gql(client, token, RESTORE, {"id": old})
-    assert codes(response) == ["SCHEMA_VALIDATION_FAILED"]
-    assert await page_rows(pool, ws, acme) == rows_before
-    live = data(await gql(client, token, BY_RECORD, {"id": acme_gid}))["memoryPageByRecord"]
-    assert (live["id"], live["content"]) == (new, line("New fact"))
-    assert codes(await gql(client, token, PAGE, {"id": old})) == ["NOT_FOUND"]
-    async with pool.acquire() as conn, conn.transaction():
-        await begin_workspace(conn, ws.id)
-        count = await conn.fetchval(
-            "SELECT count(*) FROM memory_lines WHERE page_id = $1",
-            ids.decode(old, "MemoryPage", ws.id),
-        )
-    assert count == 0
-
-
-async def test_restoring_a_live_page_is_refused(client, pool, ws):
-    _, acme = await record(pool, ws)
-    page = await make_page(pool, ws, "record", acme, line("Acme pays late"))
-    response = await gql(client, ws.tokens["member"], RESTORE, {"id": page})
-    assert codes(response) == ["SCHEMA_VALIDATION_FAILED"]
-
-
-# deleteSouvenir --------------------------------------------------------------------------------
-
-
-async def test_delete_a_souvenir_by_page_and_key(client, pool, ws):
-    _, acme = await record(pool, ws)
-    first, second = line("Acme pays late"), line("Acme likes mail")
-    page = await make_page(pool, ws, "record", acme, "\n".join([first, second]))
-    before = await read(client, ws, page)
-    token = ws.tokens["member"]
-    unknown = await gql(client, token, DELETE, {"id": page, "key": "sNoSuchKey"})
-    assert codes(unknown) == ["NOT_FOUND"]
-    assert await read(client, ws, page) == before
-    key = before["souvenirs"][0]["key"]
-    deleted = data(await gql(client, token, DELETE, {"id": page, "key": key}))["deleteSouvenir"]
-    assert deleted["content"] == second
-    assert [s["key"] for s in deleted["souvenirs"]] == [before["souvenirs"][1]["key"]]
-    assert deleted["version"] == before["version"] + 1
-    again = await gql(client, token, DELETE, {"id": page, "key": key})
-    assert codes(again) == ["NOT_FOUND"]
-
-
 # The workspace profile's mission ---------------------------------------------------------------
 
 MISSION_TEXT = "Retenir ce que les clients décident.\nJamais la vie privée."
@@ -770,6 +489,23 @@ async def test_free_text_only_inside_the_workspace_profiles_mission(pool, ws):
         assert error.code is Code.SCHEMA_VALIDATION_FAILED
         # The two lines of the mission's text.
         assert sorted({p.line for p in error.problems}) == [2, 3]
+
+
+async def test_a_deeper_heading_in_the_mission_is_the_missions_and_never_rewritten(
+    client, pool, ws
+):
+    """DESIGN §6: the section runs to the first blank line or the next '##' heading; a '###'
+    line and the text under it belong to it, are kept as written and never rewritten."""
+    mission = ["## Mission mémoire", "Retenir les décisions.", "### Priorités", "Les clients."]
+    content = "\n".join([*mission, "", line("Tutoyer", "consigne")])
+    page = await make_page(pool, ws, "workspace", None, content)
+    shown = await read(client, ws, page)
+    assert shown["mission"] == "Retenir les décisions.\n### Priorités\nLes clients."
+    assert shown["content"] == content
+    rewritten = content.replace("Les clients.", "Les fournisseurs.")
+    error = await refused(write_page(pool, ws, page, rewritten))
+    assert error.code is Code.SCHEMA_VALIDATION_FAILED
+    assert "never rewrites it" in error.problems[0].message
 
 
 async def test_an_admin_edits_the_mission_by_hand(client, pool, ws, today):
