@@ -413,7 +413,7 @@ labels = st.text(
     st.characters(blacklist_categories=("Cc", "Cs"), blacklist_characters="[]()→—"),
     min_size=1,
     max_size=15,
-)
+).filter(str.strip)  # a blank label is refused (souvenir_problems), like a blank author
 references = st.builds(
     Reference,
     labels,
