@@ -55,7 +55,9 @@ from gateway.app import create_app
 from gateway.settings import Settings
 from resolvers.common.principals import issue_token
 from resolvers.records.workspaces import create_workspace
-from resolvers.skills.archive.read import ArchiveFile, ArchiveFolder, read_archive, write_zip
+from resolvers.skills.archive.members import ArchiveFile, ArchiveFolder
+from resolvers.skills.archive.read import read_archive
+from resolvers.skills.archive.write import write_zip
 from resolvers.skills.folder import SkillDraft, check_folder, is_script, render_skill_md
 from resolvers.skills.form import is_dormant
 from resolvers.skills.service import SKILL_DIRECTORIES

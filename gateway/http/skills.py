@@ -11,7 +11,9 @@ from starlette.responses import Response
 from gateway.http.auth import plain_error
 from gateway.http.routes import domain_error_response, json_response, read_capped, too_large
 from resolvers.common.errors import Code, DomainError
-from resolvers.skills.archive.read import MAX_ARCHIVE_BYTES, read_archive, write_tar_gz, write_zip
+from resolvers.skills.archive.limits import MAX_ARCHIVE_BYTES
+from resolvers.skills.archive.read import read_archive
+from resolvers.skills.archive.write import write_tar_gz, write_zip
 from resolvers.skills.transfer import export_folders, import_folders
 
 EXPORT_FORMATS = {

@@ -13,7 +13,7 @@ from db import skills
 from db.skills import SkillRow
 from resolvers.common.errors import DomainError, Problem, invalid
 from resolvers.common.principals import Principal
-from resolvers.skills.archive.read import ArchiveFile, ArchiveFolder
+from resolvers.skills.archive.members import ArchiveFile, ArchiveFolder
 from resolvers.skills.folder import SkillDraft, check_folder, render_skill_md
 from resolvers.skills.service import (
     NewFile,
