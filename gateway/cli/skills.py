@@ -15,7 +15,7 @@ from resolvers.skills.archive.limits import MAX_ARCHIVE_BYTES
 from resolvers.skills.archive.members import ArchiveFile, ArchiveFolder
 from resolvers.skills.archive.read import read_archive
 from resolvers.skills.archive.write import write_zip
-from resolvers.skills.folder import name_problems
+from resolvers.skills.fields import name_problems
 
 SKILL_FILES = ("SKILL.md", "skill.md")
 

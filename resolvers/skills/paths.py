@@ -68,7 +68,7 @@ def fold(path: str) -> str:
 
     Case folding is not closed under normalisation either way: it can decompose (``ǰ``, ``ΐ``)
     or meet a combining mark that composition moves (U+0345), so the text is decomposed before
-    folding and composed again after. Compatibility forms (``ﬁ`` and ``fi``) stay apart: a disk
-    keeps them apart too.
+    folding and composed again after. Not NFKC: compatibility forms (``x²`` and ``x2``) are
+    different names on disk.
     """
     return unicodedata.normalize("NFC", unicodedata.normalize("NFD", path).casefold())

@@ -16,14 +16,12 @@ from db.skills import ActivationRow, FileRow, SkillRow, VersionRow
 from resolvers.common import clock
 from resolvers.common.errors import Code, DomainError, Problem, invalid, not_found
 from resolvers.common.principals import Principal
-from resolvers.skills.folder import (
+from resolvers.skills.drive import drive_path, file_path_problems, is_script
+from resolvers.skills.fields import (
     SKILL_TEMPLATE,
     body_problems,
     description_problems,
-    drive_path,
     extra_frontmatter_problems,
-    file_path_problems,
-    is_script,
     name_problems,
 )
 from resolvers.skills.form import FormCheck, Lesson, form_check, is_dormant, polish, polish_problems

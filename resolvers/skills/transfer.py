@@ -14,7 +14,7 @@ from db.skills import SkillRow
 from resolvers.common.errors import DomainError, Problem, invalid
 from resolvers.common.principals import Principal
 from resolvers.skills.archive.members import ArchiveFile, ArchiveFolder
-from resolvers.skills.folder import SkillDraft, check_folder, render_skill_md
+from resolvers.skills.folder import check_folder
 from resolvers.skills.service import (
     NewFile,
     add_version,
@@ -24,6 +24,7 @@ from resolvers.skills.service import (
     require_skill_right,
     skill,
 )
+from resolvers.skills.skill_md import SkillDraft, render_skill_md
 
 # The metadata key by which a sub-skill's folder names its parent.
 PARENT_KEY = "standards-parent"

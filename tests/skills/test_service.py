@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from resolvers.common import clock
-from resolvers.skills.folder import SKILL_TEMPLATE
+from resolvers.skills.fields import SKILL_TEMPLATE
 from tests.factories import codes, gql
 
 CREATE = """mutation($input: CreateSkillInput!) {

@@ -27,7 +27,8 @@ from skills_ref.validator import validate
 from db.pool import SerialConnection, api_dsn, init_connection, keep_session
 from gateway.app import create_app
 from resolvers.skills.archive.limits import MAX_ARCHIVE_BYTES
-from resolvers.skills.folder import RESERVED_NAMES, parse_skill_md
+from resolvers.skills.fields import RESERVED_NAMES
+from resolvers.skills.skill_md import parse_skill_md
 from tests.factories import Workspace, codes, gql
 from tests.skills.test_archive import Raw, raw_entry, raw_zip
 
