@@ -988,3 +988,33 @@ def test_a_leading_dot_slash_is_the_archive_root():
     folders = read_archive(buffer.getvalue())
     assert [f.name for f in folders] == ["my-skill"]
     assert list(folders[0].files) == ["SKILL.md"]
+
+
+# A NUL inside a raw name ------------------------------------------------------------------
+
+NUL_REFUSAL = [("archive/s/a\\x00b.md", "has a NUL character in its name")]
+
+
+def test_a_zip_name_holding_a_nul_is_checked_whole():
+    data = raw_zip([raw_entry("s/SKILL.md", b"x"), raw_entry("s/a\x00b.md", b"y")])
+    assert refusal(data) == NUL_REFUSAL
+
+
+@pytest.mark.parametrize("fmt", [tarfile.USTAR_FORMAT, tarfile.GNU_FORMAT])
+def test_a_tar_name_holding_a_nul_is_checked_whole(fmt):
+    # Regression: tarfile cuts header names at the first NUL, so "s/a\x00b.md" was stored as
+    # "s/a" and passed the control-character check.
+    data = make_tar([("s/SKILL.md", b"x"), ("s/a\x00b.md", b"y")], format=fmt)
+    assert refusal(data) == NUL_REFUSAL
+
+
+def test_a_gnu_long_tar_name_holding_a_nul_is_checked_whole():
+    long_name = "s/" + "x" * 120 + "\x00b.md"
+    data = make_tar([("s/SKILL.md", b"x"), (long_name, b"y")], format=tarfile.GNU_FORMAT)
+    assert [message for _, message in refusal(data)] == ["has a NUL character in its name"]
+
+
+def test_a_ustar_prefix_holding_a_nul_is_checked_whole():
+    name = "s/" + "p" * 60 + "\x00q/" + "n" * 60 + ".md"
+    data = make_tar([("s/SKILL.md", b"x"), (name, b"y")], format=tarfile.USTAR_FORMAT)
+    assert [message for _, message in refusal(data)] == ["has a NUL character in its name"]

@@ -52,6 +52,41 @@ class _GuardedTarInfo(tarfile.TarInfo):
         found: tarfile.TarInfo = super()._proc_pax(archive)  # type: ignore[misc]
         return found
 
+    @classmethod
+    def frombuf(cls, buf: bytes, encoding: str, errors: str) -> tarfile.TarInfo:
+        """The header, its name kept whole: the standard library cuts a name at its first NUL,
+        which would hide the NUL from the name check (a ustar prefix likewise)."""
+        info = super().frombuf(buf, encoding, errors)
+        name = _whole_field(buf[0:100], encoding, errors)
+        prefix = (
+            _whole_field(buf[345:500], encoding, errors) if buf[257:263] == b"ustar\x00" else None
+        )
+        if name is not None or prefix is not None:
+            name = name if name is not None else tarfile.nts(buf[0:100], encoding, errors)
+            if prefix is None:
+                prefix = tarfile.nts(buf[345:500], encoding, errors)
+            info.name = f"{prefix}/{name}" if prefix else name
+        return info
+
+    def _proc_gnulong(self, archive: tarfile.TarFile) -> tarfile.TarInfo:
+        where = archive.fileobj.tell()
+        raw = archive.fileobj.read(self.size)
+        archive.fileobj.seek(where)
+        found: tarfile.TarInfo = super()._proc_gnulong(archive)  # type: ignore[misc]
+        whole = _whole_field(raw, archive.encoding or "utf-8", archive.errors)
+        if whole is not None and self.type == tarfile.GNUTYPE_LONGNAME:
+            found.name = whole
+        return found
+
+
+def _whole_field(raw: bytes, encoding: str, errors: str) -> str | None:
+    """A NUL-padded header field holding a NUL before its end, decoded whole; None for a
+    field whose only NULs are its padding."""
+    text = raw.rstrip(b"\x00")
+    if b"\x00" not in text:
+        return None
+    return text.decode(encoding, errors)
+
 
 _GZIP_RATIO_FLOOR_BYTES = 8 * 1024 * 1024
 
