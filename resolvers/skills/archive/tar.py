@@ -7,6 +7,7 @@ import io
 import re
 import tarfile
 from collections.abc import Callable
+from typing import Self
 
 from resolvers.common.errors import Problem
 from resolvers.skills.archive import limits
@@ -53,7 +54,7 @@ class _GuardedTarInfo(tarfile.TarInfo):
         return found
 
     @classmethod
-    def frombuf(cls, buf: bytes, encoding: str, errors: str) -> tarfile.TarInfo:
+    def frombuf(cls, buf: bytes | bytearray, encoding: str, errors: str) -> Self:
         """The header, its name kept whole: the standard library cuts a name at its first NUL,
         which would hide the NUL from the name check (a ustar prefix likewise)."""
         info = super().frombuf(buf, encoding, errors)
@@ -62,9 +63,9 @@ class _GuardedTarInfo(tarfile.TarInfo):
             _whole_field(buf[345:500], encoding, errors) if buf[257:263] == b"ustar\x00" else None
         )
         if name is not None or prefix is not None:
-            name = name if name is not None else tarfile.nts(buf[0:100], encoding, errors)
+            name = name if name is not None else _cut_field(buf[0:100], encoding, errors)
             if prefix is None:
-                prefix = tarfile.nts(buf[345:500], encoding, errors)
+                prefix = _cut_field(buf[345:500], encoding, errors)
             info.name = f"{prefix}/{name}" if prefix else name
         return info
 
@@ -79,10 +80,15 @@ class _GuardedTarInfo(tarfile.TarInfo):
         return found
 
 
-def _whole_field(raw: bytes, encoding: str, errors: str) -> str | None:
+def _cut_field(raw: bytes | bytearray, encoding: str, errors: str) -> str:
+    """A header field up to its first NUL, as the standard library reads it."""
+    return bytes(raw).split(b"\x00", 1)[0].decode(encoding, errors)
+
+
+def _whole_field(raw: bytes | bytearray, encoding: str, errors: str) -> str | None:
     """A NUL-padded header field holding a NUL before its end, decoded whole; None for a
     field whose only NULs are its padding."""
-    text = raw.rstrip(b"\x00")
+    text = bytes(raw).rstrip(b"\x00")
     if b"\x00" not in text:
         return None
     return text.decode(encoding, errors)
