@@ -75,8 +75,11 @@ def author(principal: Principal) -> tuple[str, UUID | None, str]:
 async def require_skill_right(
     conn: asyncpg.Connection, principal: Principal, action: str = "update"
 ) -> None:
-    """Refuse callers whose role lacks the workspace right to create and update skills, or
-    the ``action`` (create, update, delete) on the skill object."""
+    """Refuse agents (skills are read-only to them, whatever their person's role), and callers
+    whose role lacks the workspace right to create and update skills, or the ``action``
+    (create, update, delete) on the skill object."""
+    if principal.kind == "agent":
+        raise DomainError(Code.FORBIDDEN, "Agents may not write skills; a person may.")
     if not principal.row.can_write_skills:
         raise DomainError(Code.FORBIDDEN, "You may not create or update skills.")
     object_id = await skills.object_id(conn, SKILL_OBJECT)
