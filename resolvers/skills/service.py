@@ -422,7 +422,7 @@ async def record_skill_use(
             if problems:
                 raise invalid(problems)
         async with conn.transaction():
-            await skills.record_use(conn, found.id)
+            await skills.record_use(conn, found.id, clock.now())
             if lesson is not None:
                 await skills.insert_lesson(conn, found.id, clock.now().date(), lesson.strip())
         return await skill(conn, principal, name)
@@ -485,7 +485,9 @@ async def insert_skill(
     await records.insert_record(conn, skill_id, object_id, None, name, {}, visibility, owner)
     if shared:
         await records.replace_shares(conn, skill_id, shared)
-    await skills.insert_skill(conn, skill_id, name, parent.id if parent else None, source)
+    await skills.insert_skill(
+        conn, skill_id, name, parent.id if parent else None, source, clock.now()
+    )
     kind, actor_id, actor_name = author(principal)
     await records.insert_change(
         conn, skill_id, kind, actor_id, actor_name, "create", ["name", "description", "content"]
@@ -511,7 +513,7 @@ async def add_version(
     those replaced, and ``new_files`` (contents stored once, each batch in one statement;
     ``blobs_stored`` when the caller stored the contents already)."""
     await skills.insert_version(
-        conn, skill_id, version, description, body, extra, author(principal)
+        conn, skill_id, version, description, body, extra, author(principal), clock.now()
     )
     if previous is not None:
         replaced = [*drop, *(f.path for f in new_files)]

@@ -11,6 +11,7 @@ import asyncpg
 
 from db import skills
 from db.skills import SkillRow
+from resolvers.common import clock
 from resolvers.common.errors import DomainError, Problem, invalid
 from resolvers.common.principals import Principal
 from resolvers.skills.archive.members import ArchiveFile, ArchiveFolder
@@ -253,7 +254,7 @@ async def _refile(
         ancestor = (
             await skill(conn, principal, ancestor.parent_name) if ancestor.parent_name else None
         )
-    await skills.set_skill_parent(conn, found.id, parent.id if parent else None)
+    await skills.set_skill_parent(conn, found.id, parent.id if parent else None, clock.now())
 
 
 async def export_folders(
