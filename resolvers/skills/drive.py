@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from resolvers.common.errors import Problem
 from resolvers.skills.fields import show, type_name
-from resolvers.skills.paths import MAX_PATH_CHARS, fold, path_faults
+from resolvers.skills.paths import BAD_PATH_CHAR, MAX_PATH_CHARS, fold, path_faults
 from resolvers.skills.skill_md import is_skill_md_name
 
 MAX_FILES = 500
@@ -114,6 +114,12 @@ def _collision_problems(paths: list[str]) -> list[Problem]:
                     )
                 )
     return problems
+
+
+def readable_path(path: str) -> bool:
+    """Whether a stored file is shown when its skill is read: one whose path holds a control
+    character is skipped (seed 000, "Files"), however it reached the table."""
+    return BAD_PATH_CHAR.search(path) is None
 
 
 def drive_path(path: str) -> str:

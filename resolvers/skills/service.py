@@ -16,7 +16,7 @@ from db.skills import ActivationRow, FileRow, SkillRow, VersionRow
 from resolvers.common import clock
 from resolvers.common.errors import Code, DomainError, Problem, invalid, not_found
 from resolvers.common.principals import Principal
-from resolvers.skills.drive import drive_path, file_path_problems, is_script
+from resolvers.skills.drive import drive_path, file_path_problems, is_script, readable_path
 from resolvers.skills.fields import (
     SKILL_TEMPLATE,
     body_problems,
@@ -123,7 +123,8 @@ async def activation(
     if row is None:
         raise not_found("skill")
     directory = SKILL_DIRECTORIES[target].format(name=row.name)
-    return Activation(row.name, row.version, row.content, directory, row.files, row.sub_skills)
+    shown = [f for f in row.files if readable_path(f.path)]
+    return Activation(row.name, row.version, row.content, directory, shown, row.sub_skills)
 
 
 async def catalog(conn: asyncpg.Connection, principal: Principal) -> list[CatalogEntry]:
@@ -142,14 +143,15 @@ async def skill_file(
     """One file of a readable skill, by path."""
     found = await skill(conn, principal, name, version)
     file = await skills.skill_file(conn, found.id, found.version, path)
-    if file is None:
+    if file is None or not readable_path(path):
         raise not_found("file")
     return file
 
 
 async def files(conn: asyncpg.Connection, found: SkillRow) -> list[FileRow]:
-    """The files of a skill's version, never their content."""
-    return await skills.skill_files(conn, found.id, found.version)
+    """The files of a skill's version a reader is shown, never their content."""
+    stored = await skills.skill_files(conn, found.id, found.version)
+    return [f for f in stored if readable_path(f.path)]
 
 
 async def versions(conn: asyncpg.Connection, found: SkillRow) -> list[VersionRow]:

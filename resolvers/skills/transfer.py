@@ -15,6 +15,7 @@ from resolvers.common import clock
 from resolvers.common.errors import DomainError, Problem, invalid
 from resolvers.common.principals import Principal
 from resolvers.skills.archive.members import ArchiveFile, ArchiveFolder
+from resolvers.skills.drive import readable_path
 from resolvers.skills.folder import check_folder
 from resolvers.skills.service import (
     NewFile,
@@ -271,7 +272,8 @@ async def export_folders(
     for row in rows:
         files = {"SKILL.md": ArchiveFile("SKILL.md", render_skill_md(_draft(row)).encode(), 0o644)}
         for path, mode, content in contents.get(row.id, []):
-            files[path] = ArchiveFile(path, content, mode)
+            if readable_path(path):
+                files[path] = ArchiveFile(path, content, mode)
         folders.append(ArchiveFolder(row.name, files))
     return folders
 
