@@ -286,3 +286,18 @@ async def insert_change(
     await conn.execute(
         Q["insert_change"], record_id, actor_kind, actor_id, actor_name, operation, list(fields)
     )
+
+
+# Objects and sharing, asked by skills and memory ---------------------------------------------
+
+
+async def object_id(conn: asyncpg.Connection, slug: str) -> UUID | None:
+    """The id of the object ``slug``."""
+    value: UUID | None = await conn.fetchval(Q["object_id"], slug)
+    return value
+
+
+async def record_shared_with(conn: asyncpg.Connection, record_id: UUID) -> list[UUID]:
+    """The members a record is shared with."""
+    value: list[UUID] | None = await conn.fetchval(Q["record_shared_with"], record_id)
+    return value or []

@@ -199,12 +199,6 @@ async def sub_skill_names(
     return [r["name"] for r in await conn.fetch(Q["sub_skill_names"], skill_id, readable, person)]
 
 
-async def object_id(conn: asyncpg.Connection, slug: str) -> UUID | None:
-    """The id of the object ``slug``."""
-    value: UUID | None = await conn.fetchval(Q["object_id"], slug)
-    return value
-
-
 async def insert_skill(
     conn: asyncpg.Connection,
     skill_id: UUID,
@@ -305,12 +299,6 @@ async def has_sub_skills(conn: asyncpg.Connection, skill_id: UUID) -> bool:
     """Whether any skill is filed under ``skill_id``."""
     value: bool = await conn.fetchval(Q["has_sub_skills"], skill_id)
     return value
-
-
-async def record_shared_with(conn: asyncpg.Connection, record_id: UUID) -> list[UUID]:
-    """The members a record is shared with."""
-    value: list[UUID] | None = await conn.fetchval(Q["record_shared_with"], record_id)
-    return value or []
 
 
 async def lock_skill(conn: asyncpg.Connection, name: str) -> None:

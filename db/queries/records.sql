@@ -128,3 +128,13 @@ UPDATE records SET shared_with = $2::uuid[] WHERE id = $1;
 INSERT INTO record_changes (workspace_id, record_id, actor_kind, actor_id, actor_name, operation,
                             fields)
 VALUES (app_workspace_id(), $1, $2, $3, $4, $5, $6);
+
+-- Objects and sharing, asked by skills and memory.
+
+-- name: object_id
+-- The id of an object by its slug.
+SELECT id FROM objects WHERE slug = $1;
+
+-- name: record_shared_with
+-- The members a record is shared with.
+SELECT shared_with FROM records WHERE id = $1;

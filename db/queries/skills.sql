@@ -112,10 +112,6 @@ SELECT s.name
  WHERE s.parent_id = $1 AND record_readable(r, $2, $3)
  ORDER BY s.name;
 
--- name: object_id
--- The id of an object by its slug.
-SELECT id FROM objects WHERE slug = $1;
-
 -- name: insert_skill
 -- Create a skill for an existing record, at a time ($5, from the clock).
 INSERT INTO skills (workspace_id, id, name, parent_id, source, created_at, updated_at)
@@ -180,10 +176,6 @@ DELETE FROM records WHERE id = $1;
 -- name: has_sub_skills
 -- Whether any skill, readable or not, is filed under this one.
 SELECT EXISTS (SELECT 1 FROM skills WHERE parent_id = $1);
-
--- name: record_shared_with
--- The members a record is shared with.
-SELECT shared_with FROM records WHERE id = $1;
 
 -- name: lock_skill
 -- Hold a skill's row until the transaction ends, so that its versions are written one at a time.

@@ -10,7 +10,7 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
-from db import skills as objects
+from db import records
 from gateway.http.auth import plain_error
 from gateway.http.routes import domain_error_response, json_response, read_capped, too_large
 from resolvers.common import ids
@@ -75,7 +75,7 @@ async def delete_record_souvenir(request: Request) -> Response:
         slug = request.path_params["object"]
         if not OBJECT_SLUG.fullmatch(slug):
             raise not_found("object")
-        object_id = await objects.object_id(conn, slug)
+        object_id = await records.object_id(conn, slug)
         current = await pages.page(conn, principal, page_id)
         if current.row.subject_id != record_id or current.row.subject_object_id != object_id:
             raise not_found("memory page of this record")

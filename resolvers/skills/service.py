@@ -82,7 +82,7 @@ async def require_skill_right(
         raise DomainError(Code.FORBIDDEN, "Agents may not write skills; a person may.")
     if not principal.row.can_write_skills:
         raise DomainError(Code.FORBIDDEN, "You may not create or update skills.")
-    object_id = await skills.object_id(conn, SKILL_OBJECT)
+    object_id = await records.object_id(conn, SKILL_OBJECT)
     if object_id is None or not principal.may(action, object_id):
         raise DomainError(Code.FORBIDDEN, f"Your role may not {action} skills.")
 
@@ -476,14 +476,14 @@ async def insert_skill(
     source: dict[str, Any] | None,
 ) -> UUID:
     """The skill's record and skill row; a sub-skill takes its parent's access."""
-    object_id = await skills.object_id(conn, SKILL_OBJECT)
+    object_id = await records.object_id(conn, SKILL_OBJECT)
     assert object_id is not None  # every workspace has the native skill object
     skill_id = uuid4()
     owner = principal.person_id if visibility == "private" else None
     shared: list[UUID] = []
     if parent is not None:
         visibility, owner = parent.visibility, parent.owner_member_id
-        shared = await skills.record_shared_with(conn, parent.id)
+        shared = await records.record_shared_with(conn, parent.id)
     await records.insert_record(conn, skill_id, object_id, None, name, {}, visibility, owner)
     if shared:
         await records.replace_shares(conn, skill_id, shared)
