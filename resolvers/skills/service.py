@@ -206,7 +206,8 @@ async def locked_skill(conn: asyncpg.Connection, principal: Principal, name: str
     return await skill(conn, principal, name)
 
 
-# The metadata key by which an exported sub-skill names its parent: written by export only.
+# The metadata key by which a sub-skill's folder names its parent: written by export only, read
+# by import, refused from API input.
 PARENT_KEY = "standards-parent"
 
 

@@ -18,6 +18,7 @@ from resolvers.skills.archive.members import ArchiveFile, ArchiveFolder
 from resolvers.skills.drive import readable_path
 from resolvers.skills.folder import check_folder
 from resolvers.skills.service import (
+    PARENT_KEY,
     NewFile,
     add_version,
     content_problems,
@@ -28,8 +29,6 @@ from resolvers.skills.service import (
 )
 from resolvers.skills.skill_md import SkillDraft, render_skill_md
 
-# The metadata key by which a sub-skill's folder names its parent.
-PARENT_KEY = "standards-parent"
 EXPORT_PAGE = 500
 MAX_NESTING = 64  # sub-skills of sub-skills: far more than any real tree
 
