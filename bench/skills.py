@@ -58,9 +58,9 @@ from resolvers.records.workspaces import create_workspace
 from resolvers.skills.archive.members import ArchiveFile, ArchiveFolder
 from resolvers.skills.archive.read import read_archive
 from resolvers.skills.archive.write import write_zip
+from resolvers.skills.dormancy import is_dormant
 from resolvers.skills.drive import is_script
 from resolvers.skills.folder import check_folder
-from resolvers.skills.form import is_dormant
 from resolvers.skills.service import SKILL_DIRECTORIES
 from resolvers.skills.skill_md import SkillDraft, render_skill_md
 

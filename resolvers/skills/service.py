@@ -16,6 +16,7 @@ from db.skills import ActivationRow, FileRow, SkillRow, VersionRow
 from resolvers.common import clock
 from resolvers.common.errors import Code, DomainError, Problem, invalid, not_found
 from resolvers.common.principals import Principal
+from resolvers.skills.dormancy import is_dormant
 from resolvers.skills.drive import drive_path, file_path_problems, is_script, readable_path
 from resolvers.skills.fields import (
     SKILL_TEMPLATE,
@@ -24,7 +25,9 @@ from resolvers.skills.fields import (
     extra_frontmatter_problems,
     name_problems,
 )
-from resolvers.skills.form import FormCheck, Lesson, form_check, is_dormant, polish, polish_problems
+from resolvers.skills.form import FormCheck, form_check
+from resolvers.skills.lessons import Lesson
+from resolvers.skills.polish import polish, polish_problems
 
 SKILL_OBJECT = "skill"
 MAX_BODY_CHARS = 100_000

@@ -13,10 +13,13 @@ CATALOG = "{ skillCatalog { name description dormant } }"
 USE = 'mutation { recordSkillUse(name: "invoice-followup") { useCount } }'
 
 
-async def skill_times(pool, name: str) -> tuple[datetime, datetime, datetime | None]:
+async def skill_times(pool, ws, name: str) -> tuple[datetime, datetime, datetime | None]:
     async with pool.acquire() as conn:
         row = await conn.fetchrow(
-            "SELECT created_at, updated_at, last_used_at FROM skills WHERE name = $1", name
+            "SELECT created_at, updated_at, last_used_at FROM skills"
+            " WHERE workspace_id = $1 AND name = $2",
+            ws.id,
+            name,
         )
     return row["created_at"], row["updated_at"], row["last_used_at"]
 
@@ -27,16 +30,16 @@ async def test_skill_times_come_from_the_clock(client, pool, ws):
     try:
         clock.set_clock(lambda: DAY)
         await create(client, token)
-        assert await skill_times(pool, "invoice-followup") == (DAY, DAY, None)
+        assert await skill_times(pool, ws, "invoice-followup") == (DAY, DAY, None)
         updated = DAY + timedelta(days=2)
         clock.set_clock(lambda: updated)
         variables = {"name": "invoice-followup", "input": {"description": "Chase it twice."}}
         await gql(client, token, UPDATE, variables)
-        assert await skill_times(pool, "invoice-followup") == (DAY, updated, None)
+        assert await skill_times(pool, ws, "invoice-followup") == (DAY, updated, None)
         used = DAY + timedelta(days=5)
         clock.set_clock(lambda: used)
         await gql(client, token, USE)
-        assert await skill_times(pool, "invoice-followup") == (DAY, updated, used)
+        assert await skill_times(pool, ws, "invoice-followup") == (DAY, updated, used)
     finally:
         clock.set_clock(None)
 

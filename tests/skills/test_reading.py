@@ -17,14 +17,15 @@ FILES = """{ skill(name: "invoice-followup") { files { path } } }"""
 READ = """query($path: String!) { skillFile(name: "invoice-followup", path: $path) { text } }"""
 
 
-async def plant(pool, path: str) -> None:
+async def plant(pool, ws, path: str) -> None:
     """A copy of the skill's good file under ``path``, written as the table owner."""
     async with pool.acquire() as conn:
         await conn.execute(
             """INSERT INTO skill_files (workspace_id, skill_id, version, path, sha256, size, mode)
                SELECT workspace_id, skill_id, version, $1, sha256, size, mode
-                 FROM skill_files WHERE path = 'notes/good.md'""",
+                 FROM skill_files WHERE workspace_id = $2 AND path = 'notes/good.md'""",
             path,
+            ws.id,
         )
 
 
@@ -35,7 +36,7 @@ async def test_a_stored_path_with_a_control_character_is_skipped_when_read(clien
     await create(client, token, NAME)
     put = {"name": NAME, "path": "notes/good.md", "text": "fine", "x": False}
     assert not codes(await gql(client, token, PUT_FILE, put))
-    await plant(pool, bad)
+    await plant(pool, ws, bad)
     good = [{"path": "notes/good.md"}]
     activation = (await gql(client, token, ACTIVATION)).json()["data"]["skillActivation"]
     assert activation["files"] == good
