@@ -55,10 +55,14 @@ from gateway.app import create_app
 from gateway.settings import Settings
 from resolvers.common.principals import issue_token
 from resolvers.records.workspaces import create_workspace
-from resolvers.skills.archive.read import ArchiveFile, ArchiveFolder, read_archive, write_zip
-from resolvers.skills.folder import SkillDraft, check_folder, is_script, render_skill_md
-from resolvers.skills.form import is_dormant
+from resolvers.skills.archive.members import ArchiveFile, ArchiveFolder
+from resolvers.skills.archive.read import read_archive
+from resolvers.skills.archive.write import write_zip
+from resolvers.skills.dormancy import is_dormant
+from resolvers.skills.drive import is_script
+from resolvers.skills.folder import check_folder
 from resolvers.skills.service import SKILL_DIRECTORIES
+from resolvers.skills.skill_md import SkillDraft, render_skill_md
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 RESULTS = CHECKOUT / "bench" / "results"

@@ -313,3 +313,18 @@ async def carries_pages(conn: asyncpg.Connection, record_id: UUID) -> bool | Non
     """Whether a record's object may carry pages; None when there is no such record."""
     found: bool | None = await conn.fetchval(Q["carries_pages"], record_id)
     return found
+
+
+# Objects and sharing, asked by skills and memory ---------------------------------------------
+
+
+async def object_id(conn: asyncpg.Connection, slug: str) -> UUID | None:
+    """The id of the object ``slug``."""
+    value: UUID | None = await conn.fetchval(Q["object_id"], slug)
+    return value
+
+
+async def record_shared_with(conn: asyncpg.Connection, record_id: UUID) -> list[UUID]:
+    """The members a record is shared with."""
+    value: list[UUID] | None = await conn.fetchval(Q["record_shared_with"], record_id)
+    return value or []

@@ -199,21 +199,16 @@ async def sub_skill_names(
     return [r["name"] for r in await conn.fetch(Q["sub_skill_names"], skill_id, readable, person)]
 
 
-async def object_id(conn: asyncpg.Connection, slug: str) -> UUID | None:
-    """The id of the object ``slug``."""
-    value: UUID | None = await conn.fetchval(Q["object_id"], slug)
-    return value
-
-
 async def insert_skill(
     conn: asyncpg.Connection,
     skill_id: UUID,
     name: str,
     parent_id: UUID | None,
     source: dict[str, Any] | None,
+    at: datetime,
 ) -> None:
-    """Create a skill for the record ``skill_id``."""
-    await conn.execute(Q["insert_skill"], skill_id, name, parent_id, source)
+    """Create a skill for the record ``skill_id``, created and updated ``at``."""
+    await conn.execute(Q["insert_skill"], skill_id, name, parent_id, source, at)
 
 
 async def insert_version(
@@ -224,8 +219,10 @@ async def insert_version(
     content: str,
     extra_frontmatter: dict[str, Any],
     author: tuple[str, UUID | None, str],
+    at: datetime,
 ) -> None:
-    """Add version ``version`` and make it the latest; ``author`` is (kind, id, name)."""
+    """Add version ``version`` and make it the latest, the skill updated ``at``; ``author`` is
+    (kind, id, name)."""
     kind, author_id, author_name = author
     await conn.execute(
         Q["insert_version"],
@@ -237,6 +234,7 @@ async def insert_version(
         kind,
         author_id,
         author_name,
+        at,
     )
 
 
@@ -269,9 +267,9 @@ async def copy_files(
     await conn.execute(Q["copy_files"], skill_id, from_version, to_version, list(but))
 
 
-async def record_use(conn: asyncpg.Connection, skill_id: UUID) -> int:
-    """Count a use; return the new count."""
-    count: int = await conn.fetchval(Q["record_use"], skill_id)
+async def record_use(conn: asyncpg.Connection, skill_id: UUID, at: datetime) -> int:
+    """Count a use ``at``; return the new count."""
+    count: int = await conn.fetchval(Q["record_use"], skill_id, at)
     return count
 
 
@@ -303,19 +301,13 @@ async def has_sub_skills(conn: asyncpg.Connection, skill_id: UUID) -> bool:
     return value
 
 
-async def record_shared_with(conn: asyncpg.Connection, record_id: UUID) -> list[UUID]:
-    """The members a record is shared with."""
-    value: list[UUID] | None = await conn.fetchval(Q["record_shared_with"], record_id)
-    return value or []
-
-
 async def lock_skill(conn: asyncpg.Connection, name: str) -> None:
     """Hold the skill's row until the transaction ends (versions are written one at a time)."""
     await conn.execute(Q["lock_skill"], name)
 
 
 async def set_skill_parent(
-    conn: asyncpg.Connection, skill_id: UUID, parent_id: UUID | None
+    conn: asyncpg.Connection, skill_id: UUID, parent_id: UUID | None, at: datetime
 ) -> None:
-    """File a skill under ``parent_id`` (None: under none), taking the parent's access."""
-    await conn.execute(Q["set_skill_parent"], skill_id, parent_id)
+    """File a skill under ``parent_id`` (None: under none) ``at``, taking the parent's access."""
+    await conn.execute(Q["set_skill_parent"], skill_id, parent_id, at)

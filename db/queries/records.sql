@@ -151,3 +151,13 @@ SELECT object_carries_pages(r.object_id) FROM records r
 UPDATE records SET trashed_at = $2
  WHERE workspace_id = app_workspace_id() AND id = $1
 RETURNING id;
+
+-- Objects and sharing, asked by skills and memory.
+
+-- name: object_id
+-- The id of an object by its slug.
+SELECT id FROM objects WHERE slug = $1;
+
+-- name: record_shared_with
+-- The members a record is shared with.
+SELECT shared_with FROM records WHERE id = $1;

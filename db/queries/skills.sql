@@ -112,24 +112,20 @@ SELECT s.name
  WHERE s.parent_id = $1 AND record_readable(r, $2, $3)
  ORDER BY s.name;
 
--- name: object_id
--- The id of an object by its slug.
-SELECT id FROM objects WHERE slug = $1;
-
 -- name: insert_skill
--- Create a skill for an existing record.
-INSERT INTO skills (workspace_id, id, name, parent_id, source)
-VALUES (app_workspace_id(), $1, $2, $3, $4);
+-- Create a skill for an existing record, at a time ($5, from the clock).
+INSERT INTO skills (workspace_id, id, name, parent_id, source, created_at, updated_at)
+VALUES (app_workspace_id(), $1, $2, $3, $4, $5, $5);
 
 -- name: insert_version
--- Add a version of a skill and make it the latest.
+-- Add a version of a skill and make it the latest, at a time ($9, from the clock).
 WITH added AS (
     INSERT INTO skill_versions (workspace_id, skill_id, version, description, content,
                                 extra_frontmatter, author_kind, author_id, author_name)
     VALUES (app_workspace_id(), $1, $2, $3, $4, $5, $6, $7, $8)
     RETURNING skill_id, version
 )
-UPDATE skills SET latest_version = added.version, updated_at = now()
+UPDATE skills SET latest_version = added.version, updated_at = $9
   FROM added
  WHERE skills.id = added.skill_id;
 
@@ -154,8 +150,8 @@ SELECT workspace_id, skill_id, $3, path, sha256, size, mode
  WHERE skill_id = $1 AND version = $2 AND NOT (path = ANY ($4::text[]));
 
 -- name: record_use
--- Count one use of a skill.
-UPDATE skills SET use_count = use_count + 1, last_used_at = now() WHERE id = $1
+-- Count one use of a skill, at a time ($2, from the clock).
+UPDATE skills SET use_count = use_count + 1, last_used_at = $2 WHERE id = $1
 RETURNING use_count;
 
 -- name: insert_lesson
@@ -181,21 +177,18 @@ DELETE FROM records WHERE id = $1;
 -- Whether any skill, readable or not, is filed under this one.
 SELECT EXISTS (SELECT 1 FROM skills WHERE parent_id = $1);
 
--- name: record_shared_with
--- The members a record is shared with.
-SELECT shared_with FROM records WHERE id = $1;
-
 -- name: lock_skill
 -- Hold a skill's row until the transaction ends, so that its versions are written one at a time.
 SELECT latest_version FROM skills WHERE name = $1 FOR UPDATE;
 
 -- name: set_skill_parent
--- File a skill under another (or under none) and give it that parent's access.
+-- File a skill under another (or under none) and give it that parent's access, at a time ($3,
+-- from the clock).
 WITH moved AS (
-    UPDATE skills SET parent_id = $2, updated_at = now() WHERE id = $1 RETURNING id
+    UPDATE skills SET parent_id = $2, updated_at = $3 WHERE id = $1 RETURNING id
 )
 UPDATE records AS child
    SET visibility = parent.visibility, owner_member_id = parent.owner_member_id,
-       shared_with = parent.shared_with, updated_at = now()
+       shared_with = parent.shared_with, updated_at = $3
   FROM records AS parent, moved
  WHERE child.id = moved.id AND parent.id = $2;

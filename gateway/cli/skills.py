@@ -11,14 +11,11 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from resolvers.skills.archive.read import (
-    MAX_ARCHIVE_BYTES,
-    ArchiveFile,
-    ArchiveFolder,
-    read_archive,
-    write_zip,
-)
-from resolvers.skills.folder import name_problems
+from resolvers.skills.archive.limits import MAX_ARCHIVE_BYTES
+from resolvers.skills.archive.members import ArchiveFile, ArchiveFolder
+from resolvers.skills.archive.read import read_archive
+from resolvers.skills.archive.write import write_zip
+from resolvers.skills.fields import name_problems
 
 SKILL_FILES = ("SKILL.md", "skill.md")
 

@@ -11,9 +11,13 @@ from starlette.responses import Response
 from gateway.http.auth import plain_error
 from gateway.http.routes import domain_error_response, json_response, read_capped, too_large
 from resolvers.common.errors import Code, DomainError
-from resolvers.skills.archive.read import MAX_ARCHIVE_BYTES, read_archive, write_tar_gz, write_zip
+from resolvers.skills.archive.limits import MAX_ARCHIVE_BYTES
+from resolvers.skills.archive.read import read_archive
+from resolvers.skills.archive.write import write_tar_gz, write_zip
 from resolvers.skills.transfer import export_folders, import_folders
 
+# The largest export request body: a list of names and a format.
+MAX_EXPORT_BODY_BYTES = 64 * 1024
 EXPORT_FORMATS = {
     "zip": ("application/zip", "skills.zip", write_zip),
     "tar.gz": ("application/gzip", "skills.tar.gz", write_tar_gz),
@@ -52,7 +56,9 @@ async def import_skills(request: Request) -> Response:
 
 async def export_skills(request: Request) -> Response:
     """A zip (or tar.gz) of the named skills, or of every skill the caller may read."""
-    body = await read_capped(request, 64 * 1024) or b""
+    body = await read_capped(request, MAX_EXPORT_BODY_BYTES)
+    if body is None:
+        return too_large(MAX_EXPORT_BODY_BYTES)
     try:
         options = orjson.loads(body) if body.strip() else {}
     except orjson.JSONDecodeError:

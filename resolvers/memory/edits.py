@@ -11,7 +11,7 @@ from uuid import UUID
 
 import asyncpg
 
-from db import records, skills
+from db import records
 from db.memory import LineRow, PageRow
 from resolvers.common import clock, ids
 from resolvers.common.errors import Code, DomainError, Problem, invalid, not_found
@@ -200,7 +200,7 @@ async def delete_record_souvenir(
     must be the one about that record of that object (NOT_FOUND otherwise)."""
     if not _OBJECT_SLUG.fullmatch(object_slug):
         raise not_found("object")
-    object_id = await skills.object_id(conn, object_slug)
+    object_id = await records.object_id(conn, object_slug)
     current = await load(conn, principal, page_id)
     if current.subject_id != record_id or current.subject_object_id != object_id:
         raise not_found("memory page of this record")

@@ -9,7 +9,7 @@ from uuid import UUID, uuid4
 
 import asyncpg
 
-from db import memory_proposals, records, skills
+from db import memory_proposals, records
 from db.memory_proposals import ProposalRow
 from resolvers.common import clock, ids
 from resolvers.common.errors import Code, DomainError, Problem, invalid, not_found
@@ -48,7 +48,7 @@ async def propose(
             problems.extend(error.problems)
     if problems:
         raise invalid(problems)
-    memory_object = await skills.object_id(conn, MEMORY_OBJECT)
+    memory_object = await records.object_id(conn, MEMORY_OBJECT)
     if memory_object is None or not principal.may("read", memory_object):
         raise DomainError(Code.FORBIDDEN, "Your role has no access to memory.")
     if record_id is not None:

@@ -17,7 +17,7 @@ from resolvers.common import clock, ids
 from resolvers.common.errors import Problem, invalid
 from resolvers.common.pages import DEFAULT_PAGE_SIZE
 from resolvers.common.principals import Principal
-from resolvers.skills.form import is_dormant
+from resolvers.skills.dormancy import is_dormant
 from resolvers.skills.service import SKILL_DIRECTORIES
 from resolvers.turns.cards import cut
 

@@ -16,17 +16,18 @@ from db.skills import ActivationRow, FileRow, SkillRow, VersionRow
 from resolvers.common import clock
 from resolvers.common.errors import Code, DomainError, Problem, invalid, not_found
 from resolvers.common.principals import Principal
-from resolvers.skills.folder import (
+from resolvers.skills.dormancy import is_dormant
+from resolvers.skills.drive import drive_path, file_path_problems, is_script, readable_path
+from resolvers.skills.fields import (
     SKILL_TEMPLATE,
     body_problems,
     description_problems,
-    drive_path,
     extra_frontmatter_problems,
-    file_path_problems,
-    is_script,
     name_problems,
 )
-from resolvers.skills.form import FormCheck, Lesson, form_check, is_dormant, polish, polish_problems
+from resolvers.skills.form import FormCheck, form_check
+from resolvers.skills.lessons import Lesson
+from resolvers.skills.polish import polish, polish_problems
 
 SKILL_OBJECT = "skill"
 MAX_BODY_CHARS = 100_000
@@ -77,11 +78,14 @@ def author(principal: Principal) -> tuple[str, UUID | None, str]:
 async def require_skill_right(
     conn: asyncpg.Connection, principal: Principal, action: str = "update"
 ) -> None:
-    """Refuse callers whose role lacks the workspace right to create and update skills, or
-    the ``action`` (create, update, delete) on the skill object."""
+    """Refuse agents (skills are read-only to them, whatever their person's role), and callers
+    whose role lacks the workspace right to create and update skills, or the ``action``
+    (create, update, delete) on the skill object."""
+    if principal.kind == "agent":
+        raise DomainError(Code.FORBIDDEN, "Agents may not write skills; a person may.")
     if not principal.row.can_write_skills:
         raise DomainError(Code.FORBIDDEN, "You may not create or update skills.")
-    object_id = await skills.object_id(conn, SKILL_OBJECT)
+    object_id = await records.object_id(conn, SKILL_OBJECT)
     if object_id is None or not principal.may(action, object_id):
         raise DomainError(Code.FORBIDDEN, f"Your role may not {action} skills.")
 
@@ -122,7 +126,8 @@ async def activation(
     if row is None:
         raise not_found("skill")
     directory = SKILL_DIRECTORIES[target].format(name=row.name)
-    return Activation(row.name, row.version, row.content, directory, row.files, row.sub_skills)
+    shown = [f for f in row.files if readable_path(f.path)]
+    return Activation(row.name, row.version, row.content, directory, shown, row.sub_skills)
 
 
 async def catalog(conn: asyncpg.Connection, principal: Principal) -> list[CatalogEntry]:
@@ -141,14 +146,15 @@ async def skill_file(
     """One file of a readable skill, by path."""
     found = await skill(conn, principal, name, version)
     file = await skills.skill_file(conn, found.id, found.version, path)
-    if file is None:
+    if file is None or not readable_path(path):
         raise not_found("file")
     return file
 
 
 async def files(conn: asyncpg.Connection, found: SkillRow) -> list[FileRow]:
-    """The files of a skill's version, never their content."""
-    return await skills.skill_files(conn, found.id, found.version)
+    """The files of a skill's version a reader is shown, never their content."""
+    stored = await skills.skill_files(conn, found.id, found.version)
+    return [f for f in stored if readable_path(f.path)]
 
 
 async def versions(conn: asyncpg.Connection, found: SkillRow) -> list[VersionRow]:
@@ -203,7 +209,8 @@ async def locked_skill(conn: asyncpg.Connection, principal: Principal, name: str
     return await skill(conn, principal, name)
 
 
-# The metadata key by which an exported sub-skill names its parent: written by export only.
+# The metadata key by which a sub-skill's folder names its parent: written by export only, read
+# by import, refused from API input.
 PARENT_KEY = "standards-parent"
 
 
@@ -421,7 +428,7 @@ async def record_skill_use(
             if problems:
                 raise invalid(problems)
         async with conn.transaction():
-            await skills.record_use(conn, found.id)
+            await skills.record_use(conn, found.id, clock.now())
             if lesson is not None:
                 await skills.insert_lesson(conn, found.id, clock.now().date(), lesson.strip())
         return await skill(conn, principal, name)
@@ -473,18 +480,20 @@ async def insert_skill(
     source: dict[str, Any] | None,
 ) -> UUID:
     """The skill's record and skill row; a sub-skill takes its parent's access."""
-    object_id = await skills.object_id(conn, SKILL_OBJECT)
+    object_id = await records.object_id(conn, SKILL_OBJECT)
     assert object_id is not None  # every workspace has the native skill object
     skill_id = uuid4()
     owner = principal.person_id if visibility == "private" else None
     shared: list[UUID] = []
     if parent is not None:
         visibility, owner = parent.visibility, parent.owner_member_id
-        shared = await skills.record_shared_with(conn, parent.id)
+        shared = await records.record_shared_with(conn, parent.id)
     await records.insert_record(conn, skill_id, object_id, None, name, {}, visibility, owner)
     if shared:
         await records.replace_shares(conn, skill_id, shared)
-    await skills.insert_skill(conn, skill_id, name, parent.id if parent else None, source)
+    await skills.insert_skill(
+        conn, skill_id, name, parent.id if parent else None, source, clock.now()
+    )
     kind, actor_id, actor_name = author(principal)
     await records.insert_change(
         conn, skill_id, kind, actor_id, actor_name, "create", ["name", "description", "content"]
@@ -510,7 +519,7 @@ async def add_version(
     those replaced, and ``new_files`` (contents stored once, each batch in one statement;
     ``blobs_stored`` when the caller stored the contents already)."""
     await skills.insert_version(
-        conn, skill_id, version, description, body, extra, author(principal)
+        conn, skill_id, version, description, body, extra, author(principal), clock.now()
     )
     if previous is not None:
         replaced = [*drop, *(f.path for f in new_files)]

@@ -11,11 +11,14 @@ import asyncpg
 
 from db import skills
 from db.skills import SkillRow
+from resolvers.common import clock
 from resolvers.common.errors import DomainError, Problem, invalid
 from resolvers.common.principals import Principal
-from resolvers.skills.archive.read import ArchiveFile, ArchiveFolder
-from resolvers.skills.folder import SkillDraft, check_folder, render_skill_md
+from resolvers.skills.archive.members import ArchiveFile, ArchiveFolder
+from resolvers.skills.drive import readable_path
+from resolvers.skills.folder import check_folder
 from resolvers.skills.service import (
+    PARENT_KEY,
     NewFile,
     add_version,
     content_problems,
@@ -24,9 +27,8 @@ from resolvers.skills.service import (
     require_skill_right,
     skill,
 )
+from resolvers.skills.skill_md import SkillDraft, render_skill_md
 
-# The metadata key by which a sub-skill's folder names its parent.
-PARENT_KEY = "standards-parent"
 EXPORT_PAGE = 500
 MAX_NESTING = 64  # sub-skills of sub-skills: far more than any real tree
 
@@ -252,7 +254,7 @@ async def _refile(
         ancestor = (
             await skill(conn, principal, ancestor.parent_name) if ancestor.parent_name else None
         )
-    await skills.set_skill_parent(conn, found.id, parent.id if parent else None)
+    await skills.set_skill_parent(conn, found.id, parent.id if parent else None, clock.now())
 
 
 async def export_folders(
@@ -269,7 +271,8 @@ async def export_folders(
     for row in rows:
         files = {"SKILL.md": ArchiveFile("SKILL.md", render_skill_md(_draft(row)).encode(), 0o644)}
         for path, mode, content in contents.get(row.id, []):
-            files[path] = ArchiveFile(path, content, mode)
+            if readable_path(path):
+                files[path] = ArchiveFile(path, content, mode)
         folders.append(ArchiveFolder(row.name, files))
     return folders
 

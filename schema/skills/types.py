@@ -14,7 +14,8 @@ from strawberry.types import Info
 from db.skills import FileRow, SkillRow, VersionRow
 from resolvers.common import clock, ids
 from resolvers.skills import service
-from resolvers.skills.form import FormCheck, is_dormant
+from resolvers.skills.dormancy import is_dormant
+from resolvers.skills.form import FormCheck
 from resolvers.skills.service import Activation, CatalogEntry, script_flag
 from schema.context import Context
 from schema.records.types import PageInfo, Visibility

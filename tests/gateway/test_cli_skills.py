@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from resolvers.skills.folder import SkillDraft, render_skill_md
+from resolvers.skills.skill_md import SkillDraft, render_skill_md
 from tests.gateway.test_cli import CHECKOUT, Server, command, environment
 
 # The whole module (server start included) stays within this many seconds.

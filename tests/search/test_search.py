@@ -28,7 +28,7 @@ from db import identity
 from db.pool import begin_workspace
 from resolvers.common import clock, ids
 from resolvers.common.principals import issue_token
-from resolvers.skills.form import DORMANT_AFTER_DAYS
+from resolvers.skills.dormancy import DORMANT_AFTER_DAYS
 from tests.factories import (
     Workspace,
     bearer,

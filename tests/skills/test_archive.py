@@ -20,15 +20,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from resolvers.common.errors import Code, DomainError
-from resolvers.skills.archive import read
-from resolvers.skills.archive.read import (
-    MAX_FILE_BYTES,
-    ArchiveFile,
-    ArchiveFolder,
-    read_archive,
-    write_tar_gz,
-    write_zip,
-)
+from resolvers.skills.archive import limits
+from resolvers.skills.archive.limits import MAX_FILE_BYTES
+from resolvers.skills.archive.members import ArchiveFile, ArchiveFolder
+from resolvers.skills.archive.problems import shown
+from resolvers.skills.archive.read import read_archive
+from resolvers.skills.archive.write import entries_to_write, write_tar_gz, write_zip
+from resolvers.skills.archive.zip import zip_entry_count
 
 MB = 1024 * 1024
 ROOT_MESSAGE = (
@@ -38,7 +36,7 @@ ROOT_MESSAGE = (
 
 
 TOTAL_MESSAGE = (
-    f"unpacks to more than {read.MAX_TOTAL_BYTES} bytes, the limit for the whole archive"
+    f"unpacks to more than {limits.MAX_TOTAL_BYTES} bytes, the limit for the whole archive"
 )
 
 
@@ -324,9 +322,9 @@ def test_a_tiny_member_is_not_held_to_the_ratio():
 
 
 def test_limits_are_inclusive(monkeypatch):
-    monkeypatch.setattr(read, "MAX_ENTRIES", 4)
-    monkeypatch.setattr(read, "MAX_FILE_BYTES", 1000)
-    monkeypatch.setattr(read, "MAX_TOTAL_BYTES", 3000)
+    monkeypatch.setattr(limits, "MAX_ENTRIES", 4)
+    monkeypatch.setattr(limits, "MAX_FILE_BYTES", 1000)
+    monkeypatch.setattr(limits, "MAX_TOTAL_BYTES", 3000)
     entries = [("s/", b"")] + [(f"s/{i}", os.urandom(1000)) for i in range(3)]
     assert len(read_archive(make_zip(entries))[0].files) == 3
     assert len(read_archive(make_tar(entries[1:], compress=True))[0].files) == 3
@@ -354,7 +352,7 @@ def test_any_valid_folders_round_trip(spec):
         for name, files in sorted(spec.items())
     ]
     try:
-        read._entries_to_write(folders)
+        entries_to_write(folders)
     except ValueError:
         return  # generated paths that collide by case or as file and folder
     assert read_archive(write_zip(folders)) == folders
@@ -382,13 +380,13 @@ BAD_PATHS = [
 @pytest.mark.parametrize(("name", "message"), BAD_PATHS)
 def test_bad_paths_are_refused_in_a_zip(name, message):
     data = raw_zip([raw_entry("ok/SKILL.md", b"x"), raw_entry(name, b"x")])
-    assert refusal(data) == [(f"archive/{read._shown(name)}", message)]
+    assert refusal(data) == [(f"archive/{shown(name)}", message)]
 
 
 @pytest.mark.parametrize(("name", "message"), BAD_PATHS)
 def test_bad_paths_are_refused_in_a_tar(name, message):
     data = make_tar([("ok/SKILL.md", b"x"), (name, b"x")], format=tarfile.PAX_FORMAT)
-    assert refusal(data) == [(f"archive/{read._shown(name)}", message)]
+    assert refusal(data) == [(f"archive/{shown(name)}", message)]
 
 
 def test_a_zip_folder_with_an_empty_segment_is_refused():
@@ -439,9 +437,9 @@ def test_a_tar_name_that_is_not_utf8_is_refused():
 
 
 def test_names_are_shown_with_spoofing_characters_escaped():
-    assert read._shown("s/\u202etxt.exe") == "s/\\u202etxt.exe"
-    assert read._shown("s/a\u2028b\ud800") == "s/a\\u2028b\\ud800"
-    assert read._shown("x" * 300) == "x" * 200 + "..."
+    assert shown("s/\u202etxt.exe") == "s/\\u202etxt.exe"
+    assert shown("s/a\u2028b\ud800") == "s/a\\u2028b\\ud800"
+    assert shown("x" * 300) == "x" * 200 + "..."
 
 
 def test_a_file_at_the_root_is_refused_with_the_expected_layout():
@@ -607,7 +605,7 @@ def test_an_overall_ratio_over_the_limit_is_refused_in_a_tar_gz():
 
 
 def test_a_declared_size_over_the_limit_is_refused(monkeypatch):
-    monkeypatch.setattr(read, "MAX_FILE_BYTES", 1000)
+    monkeypatch.setattr(limits, "MAX_FILE_BYTES", 1000)
     message = "declares 1001 bytes, more than the limit of 1000 per file"
     entries = [("s/a", os.urandom(1000)), ("s/b", os.urandom(1001))]
     assert refusal(make_zip(entries)) == [("archive/s/b", message)]
@@ -615,7 +613,7 @@ def test_a_declared_size_over_the_limit_is_refused(monkeypatch):
 
 
 def test_a_declared_total_over_the_limit_stops_before_reading(monkeypatch):
-    monkeypatch.setattr(read, "MAX_TOTAL_BYTES", 10_000)
+    monkeypatch.setattr(limits, "MAX_TOTAL_BYTES", 10_000)
     entries = [("README.md", b"x")] + [(f"s/{i}", os.urandom(4000)) for i in range(3)]
     expected = [
         ("archive/README.md", ROOT_MESSAGE),
@@ -626,7 +624,7 @@ def test_a_declared_total_over_the_limit_stops_before_reading(monkeypatch):
 
 
 def test_a_real_total_over_the_limit_is_caught_when_headers_lie(monkeypatch):
-    monkeypatch.setattr(read, "MAX_TOTAL_BYTES", 10_000)
+    monkeypatch.setattr(limits, "MAX_TOTAL_BYTES", 10_000)
     entries = [raw_entry(f"s/{i}", os.urandom(4000), size=100) for i in range(4)]
     assert refusal(raw_zip(entries)) == [
         ("archive/s/0", "holds 4000 bytes but its header declares 100"),
@@ -636,8 +634,8 @@ def test_a_real_total_over_the_limit_is_caught_when_headers_lie(monkeypatch):
 
 
 def test_a_tar_gz_unpacking_past_the_limit_stops_and_reports_what_was_found(monkeypatch):
-    monkeypatch.setattr(read, "MAX_TOTAL_BYTES", 10_000)
-    monkeypatch.setattr(read, "MAX_ENTRIES", 2)
+    monkeypatch.setattr(limits, "MAX_TOTAL_BYTES", 10_000)
+    monkeypatch.setattr(limits, "MAX_ENTRIES", 2)
     data = make_tar([("x.md", b"x"), ("s/zeros", os.urandom(200_000))], compress=True)
     assert refusal(data) == [
         ("archive/x.md", ROOT_MESSAGE),
@@ -651,12 +649,12 @@ def test_a_gzip_bomb_is_cut_while_unpacking(zeros_300mb):
     header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
     data = header + stream + struct.pack("<II", 0, 0)
     assert refusal(data) == [
-        ("archive", f"unpacks to more than {read.MAX_RATIO} times its size (a gzip bomb?)")
+        ("archive", f"unpacks to more than {limits.MAX_RATIO} times its size (a gzip bomb?)")
     ]
 
 
 def test_more_entries_than_the_limit_are_refused(monkeypatch):
-    monkeypatch.setattr(read, "MAX_ENTRIES", 10)
+    monkeypatch.setattr(limits, "MAX_ENTRIES", 10)
     entries = [("s/", b"")] + [(f"s/{i}", b"x") for i in range(10)]
     limit = ("archive", "holds more than 10 members (files and folders)")
     assert refusal(make_zip(entries)) == [limit]
@@ -668,7 +666,7 @@ def test_more_entries_than_the_limit_are_refused(monkeypatch):
 
 
 def test_the_real_entry_limit():
-    entries = [(f"s/{i}", b"") for i in range(read.MAX_ENTRIES + 1)]
+    entries = [(f"s/{i}", b"") for i in range(limits.MAX_ENTRIES + 1)]
     limit = ("archive", "holds more than 5000 members (files and folders)")
     assert refusal(make_zip(entries)) == [limit]
     assert refusal(make_tar(entries, compress=True)) == [limit]
@@ -676,8 +674,8 @@ def test_the_real_entry_limit():
 
 
 def test_the_zip_entry_limit_holds_without_the_pre_count(monkeypatch):
-    monkeypatch.setattr(read, "MAX_ENTRIES", 10)
-    monkeypatch.setattr(read, "_zip_entry_count", lambda data: None)
+    monkeypatch.setattr(limits, "MAX_ENTRIES", 10)
+    monkeypatch.setattr("resolvers.skills.archive.zip.zip_entry_count", lambda data: None)
     entries = [(f"s/{i}", b"x") for i in range(11)]
     assert refusal(make_zip(entries)) == [
         ("archive", "holds more than 10 members (files and folders)")
@@ -685,14 +683,14 @@ def test_the_zip_entry_limit_holds_without_the_pre_count(monkeypatch):
 
 
 def test_the_zip_entry_pre_count_stops_counting_at_the_limit(monkeypatch):
-    monkeypatch.setattr(read, "MAX_ENTRIES", 3)
-    assert read._zip_entry_count(make_zip([(f"s/{i}", b"x") for i in range(50)])) == 4
-    assert read._zip_entry_count(make_zip([(f"s/{i}", b"x") for i in range(2)])) == 2
-    assert read._zip_entry_count(b"#!" + make_zip([("s/a", b"x")])) == 1
+    monkeypatch.setattr(limits, "MAX_ENTRIES", 3)
+    assert zip_entry_count(make_zip([(f"s/{i}", b"x") for i in range(50)])) == 4
+    assert zip_entry_count(make_zip([(f"s/{i}", b"x") for i in range(2)])) == 2
+    assert zip_entry_count(b"#!" + make_zip([("s/a", b"x")])) == 1
 
 
 def test_an_archive_over_the_upload_limit_is_refused(monkeypatch):
-    monkeypatch.setattr(read, "MAX_ARCHIVE_BYTES", 100)
+    monkeypatch.setattr(limits, "MAX_ARCHIVE_BYTES", 100)
     assert refusal(b"PK\x03\x04" + b"\0" * 97) == [
         ("archive", "is 101 bytes, more than the limit of 100")
     ]
@@ -976,3 +974,33 @@ def test_a_leading_dot_slash_is_the_archive_root():
     folders = read_archive(buffer.getvalue())
     assert [f.name for f in folders] == ["my-skill"]
     assert list(folders[0].files) == ["SKILL.md"]
+
+
+# A NUL inside a raw name ------------------------------------------------------------------
+
+NUL_REFUSAL = [("archive/s/a\\x00b.md", "has a NUL character in its name")]
+
+
+def test_a_zip_name_holding_a_nul_is_checked_whole():
+    data = raw_zip([raw_entry("s/SKILL.md", b"x"), raw_entry("s/a\x00b.md", b"y")])
+    assert refusal(data) == NUL_REFUSAL
+
+
+@pytest.mark.parametrize("fmt", [tarfile.USTAR_FORMAT, tarfile.GNU_FORMAT])
+def test_a_tar_name_holding_a_nul_is_checked_whole(fmt):
+    # Regression: tarfile cuts header names at the first NUL, so "s/a\x00b.md" was stored as
+    # "s/a" and passed the control-character check.
+    data = make_tar([("s/SKILL.md", b"x"), ("s/a\x00b.md", b"y")], format=fmt)
+    assert refusal(data) == NUL_REFUSAL
+
+
+def test_a_gnu_long_tar_name_holding_a_nul_is_checked_whole():
+    long_name = "s/" + "x" * 120 + "\x00b.md"
+    data = make_tar([("s/SKILL.md", b"x"), (long_name, b"y")], format=tarfile.GNU_FORMAT)
+    assert [message for _, message in refusal(data)] == ["has a NUL character in its name"]
+
+
+def test_a_ustar_prefix_holding_a_nul_is_checked_whole():
+    name = "s/" + "p" * 60 + "\x00q/" + "n" * 60 + ".md"
+    data = make_tar([("s/SKILL.md", b"x"), (name, b"y")], format=tarfile.USTAR_FORMAT)
+    assert [message for _, message in refusal(data)] == ["has a NUL character in its name"]

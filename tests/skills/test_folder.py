@@ -8,28 +8,27 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from resolvers.skills.folder import (
+from resolvers.skills.drive import (
+    MAX_FILES,
+    MAX_FOLDER_DEPTH,
+    drive_path,
+    file_path_problems,
+    is_script,
+)
+from resolvers.skills.fields import (
     COMPATIBILITY_MAX_CHARS,
     DESCRIPTION_MAX_CHARS,
     EXTRA_FIELDS,
-    MAX_FILES,
-    MAX_FOLDER_DEPTH,
     NAME_MAX_CHARS,
     RESERVED_NAMES,
     SKILL_TEMPLATE,
-    SkillDraft,
     body_problems,
-    check_folder,
     description_problems,
-    draft_problems,
-    drive_path,
     extra_frontmatter_problems,
-    file_path_problems,
-    is_script,
     name_problems,
-    parse_skill_md,
-    render_skill_md,
 )
+from resolvers.skills.folder import check_folder
+from resolvers.skills.skill_md import SkillDraft, draft_problems, parse_skill_md, render_skill_md
 
 
 def fields(problems):

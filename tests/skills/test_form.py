@@ -10,26 +10,26 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from resolvers.common.errors import Problem
+from resolvers.skills.dormancy import DORMANT_AFTER_DAYS, is_dormant
 from resolvers.skills.form import (
     CHECK_MIN,
-    DORMANT_AFTER_DAYS,
-    POLISH_MAX_STEP_GROWTH,
-    POLISH_MIN_LESSONS,
     PURPOSE_MAX,
     PURPOSE_MIN,
     REFLEX_MAX_CHARS,
     STEPS_MIN,
     TRIGGER_MIN,
     FormCheck,
-    Lesson,
-    absolute_paths,
     count_steps,
     form_check,
-    is_dormant,
+    sections,
+)
+from resolvers.skills.lessons import Lesson, render_lessons
+from resolvers.skills.polish import (
+    POLISH_MAX_STEP_GROWTH,
+    POLISH_MIN_LESSONS,
+    absolute_paths,
     polish,
     polish_problems,
-    render_lessons,
-    sections,
 )
 
 CHECK_NAMES = ["name", "purpose", "trigger", "steps", "check", "reflex"]

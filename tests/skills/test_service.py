@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from resolvers.skills.folder import SKILL_TEMPLATE
+from resolvers.skills.fields import SKILL_TEMPLATE
 from tests.factories import codes, gql
 
 CREATE = """mutation($input: CreateSkillInput!) {
@@ -271,7 +271,7 @@ async def test_a_file_past_the_500th_or_too_deep_is_refused(client, pool, ws):
 
 async def test_a_hostile_pull_answer_writes_nothing(tmp_path):
     from gateway.cli.skills import unsafe_folders
-    from resolvers.skills.archive.read import ArchiveFile, ArchiveFolder
+    from resolvers.skills.archive.members import ArchiveFile, ArchiveFolder
 
     (tmp_path / ".git").mkdir()
     (tmp_path / "notes").mkdir()

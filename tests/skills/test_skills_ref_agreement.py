@@ -23,14 +23,10 @@ from hypothesis import strategies as st
 from skills_ref.parser import parse_frontmatter
 from skills_ref.validator import validate, validate_metadata
 
-from resolvers.skills.folder import (
-    SKILL_TEMPLATE,
-    SkillDraft,
-    check_folder,
-    file_path_problems,
-    parse_skill_md,
-    render_skill_md,
-)
+from resolvers.skills.drive import file_path_problems
+from resolvers.skills.fields import SKILL_TEMPLATE
+from resolvers.skills.folder import check_folder
+from resolvers.skills.skill_md import SkillDraft, parse_skill_md, render_skill_md
 from tests.skills.test_folder import DRAFTS
 
 AGENTSKILLS = Path(sys.executable).with_name("agentskills")

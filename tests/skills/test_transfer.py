@@ -20,11 +20,14 @@ from typing import Any
 
 import asyncpg
 import httpx
+import orjson
 import pytest
 from skills_ref.validator import validate
 
-from resolvers.skills.archive.read import MAX_ARCHIVE_BYTES
-from resolvers.skills.folder import RESERVED_NAMES, parse_skill_md
+from gateway.http.skills import MAX_EXPORT_BODY_BYTES
+from resolvers.skills.archive.limits import MAX_ARCHIVE_BYTES
+from resolvers.skills.fields import RESERVED_NAMES
+from resolvers.skills.skill_md import parse_skill_md
 from tests.factories import Workspace, codes, gql, split
 from tests.skills.test_archive import Raw, raw_entry, raw_zip
 
@@ -376,6 +379,28 @@ async def test_export_of_named_skills_and_of_everything_readable(client, ws):
     # A name given twice is exported once.
     twice = read_zip((await export(client, token, ["meeting-notes", "meeting-notes"])).content)
     assert list(twice) == ["meeting-notes"]
+
+
+async def test_an_export_body_over_its_cap_is_413_not_every_skill(client, ws):
+    # Regression: an oversized body was read as an empty one, which means "every skill".
+    names = ["report-writer"] * (MAX_EXPORT_BODY_BYTES // 10)
+    body = orjson.dumps({"names": names})
+    assert len(body) > MAX_EXPORT_BODY_BYTES
+    response = await client.post(
+        "/skills/export",
+        content=body,
+        headers={
+            "authorization": f"Bearer {ws.tokens['member']}",
+            "content-type": "application/json",
+        },
+    )
+    assert response.status_code == 413
+    assert response.json() == {
+        "error": {
+            "code": "SCHEMA_VALIDATION_FAILED",
+            "message": f"The request body is larger than {MAX_EXPORT_BODY_BYTES} bytes.",
+        }
+    }
 
 
 @pytest.mark.parametrize(
