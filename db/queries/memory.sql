@@ -9,29 +9,11 @@ SELECT p.id, p.about_kind, p.member_id, p.agent_id, p.routine_id, p.subject_id, 
        COALESCE(record_readable(s, $2, $3), false) AS subject_readable,
        COALESCE(object_carries_pages(s.object_id), true) AS carries_pages,
        COALESCE(ag.owner_member_id, ro.owner_member_id) AS actor_owner_id,
-       (SELECT COALESCE(jsonb_agg(jsonb_build_object(
-                   'kind', l.kind, 'text', l.text, 'key', l.key, 'type', l.type,
-                   'author', l.author, 'day', l.day, 'until', l.until, 'human', l.human,
-                   'source_kind', l.source_kind, 'source_id', l.source_id,
-                   'about_id', l.about_id,
-                   'source_open', line_source_open(l.source_kind, src, cm.id, $2, $3, $4),
-                   'source_exists', src.id IS NOT NULL OR cm.id IS NOT NULL,
-                   'source_object', so.singular,
-                   'source_owner', COALESCE(cm.name, som.name),
-                   'about_label', ab.label,
-                   'about_open', line_source_open('record', ab, NULL, $2, $3, $4)) ORDER BY l.position), '[]')
-          FROM memory_lines l
-            LEFT JOIN records src
-              ON l.source_kind = 'record' AND src.workspace_id = app_workspace_id()
-             AND src.id = l.source_id
-            LEFT JOIN objects so ON so.workspace_id = src.workspace_id AND so.id = src.object_id
-            LEFT JOIN members som
-              ON som.workspace_id = src.workspace_id AND som.id = src.owner_member_id
-            LEFT JOIN members cm
-              ON l.source_kind = 'conversation' AND cm.workspace_id = app_workspace_id()
-             AND cm.id = l.source_id
-            LEFT JOIN records ab ON ab.workspace_id = app_workspace_id() AND ab.id = l.about_id
-         WHERE l.workspace_id = p.workspace_id AND l.page_id = p.id) AS lines
+       memory_lines_shown(
+           (SELECT COALESCE(jsonb_agg(to_jsonb(l) ORDER BY l.position), '[]')
+              FROM memory_lines l
+             WHERE l.workspace_id = p.workspace_id AND l.page_id = p.id),
+           $2, $3, $4) AS lines
   FROM memory_pages p
   JOIN records mr ON mr.workspace_id = p.workspace_id AND mr.id = p.id
   LEFT JOIN records s ON s.workspace_id = p.workspace_id AND s.id = p.subject_id
@@ -133,29 +115,4 @@ RETURNING number;
 
 -- name: lines_shown
 -- Stored lines (versions', as JSON) as one reader sees them, like page_shown's.
-SELECT COALESCE(jsonb_agg(jsonb_build_object(
-                   'kind', l.kind, 'text', l.text, 'key', l.key, 'type', l.type,
-                   'author', l.author, 'day', l.day, 'until', l.until, 'human', l.human,
-                   'source_kind', l.source_kind, 'source_id', l.source_id,
-                   'about_id', l.about_id,
-                   'source_open', line_source_open(l.source_kind, src, cm.id, $2, $3, $4),
-                   'source_exists', src.id IS NOT NULL OR cm.id IS NOT NULL,
-                   'source_object', so.singular,
-                   'source_owner', COALESCE(cm.name, som.name),
-                   'about_label', ab.label,
-                   'about_open', line_source_open('record', ab, NULL, $2, $3, $4)) ORDER BY l.ord), '[]')
-  FROM ROWS FROM (jsonb_to_recordset($1) AS (kind text, key text, text text, type text,
-                                             author text, day date, until date, human boolean,
-                                             source_kind text, source_id uuid, about_id uuid))
-       WITH ORDINALITY AS l(kind, key, text, type, author, day, until, human, source_kind,
-                            source_id, about_id, ord)
-            LEFT JOIN records src
-              ON l.source_kind = 'record' AND src.workspace_id = app_workspace_id()
-             AND src.id = l.source_id
-            LEFT JOIN objects so ON so.workspace_id = src.workspace_id AND so.id = src.object_id
-            LEFT JOIN members som
-              ON som.workspace_id = src.workspace_id AND som.id = src.owner_member_id
-            LEFT JOIN members cm
-              ON l.source_kind = 'conversation' AND cm.workspace_id = app_workspace_id()
-             AND cm.id = l.source_id
-            LEFT JOIN records ab ON ab.workspace_id = app_workspace_id() AND ab.id = l.about_id;
+SELECT memory_lines_shown($1, $2, $3, $4);
