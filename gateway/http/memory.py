@@ -11,8 +11,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from db import skills as objects
-from gateway.http.auth import plain_error
-from gateway.http.routes import domain_error_response, json_response, read_capped, too_large
+from gateway.http.responses import (
+    domain_error_response,
+    error_response,
+    json_response,
+    read_capped,
+    too_large,
+)
 from resolvers.common import ids
 from resolvers.common.errors import Code, DomainError, Problem, invalid, not_found
 from resolvers.memory import pages, settings
@@ -32,10 +37,10 @@ async def _json_object(request: Request) -> dict[str, Any] | Response:
         parsed = orjson.loads(body)
     except orjson.JSONDecodeError as error:
         message = f"The body is not JSON: {error.msg}"
-        return json_response(plain_error(Code.SCHEMA_VALIDATION_FAILED, message), 400)
+        return error_response(Code.SCHEMA_VALIDATION_FAILED, message)
     if not isinstance(parsed, dict):
         message = "The body is a JSON object."
-        return json_response(plain_error(Code.SCHEMA_VALIDATION_FAILED, message), 400)
+        return error_response(Code.SCHEMA_VALIDATION_FAILED, message)
     return parsed
 
 

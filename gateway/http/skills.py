@@ -8,8 +8,13 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
-from gateway.http.auth import plain_error
-from gateway.http.routes import domain_error_response, json_response, read_capped, too_large
+from gateway.http.responses import (
+    domain_error_response,
+    error_response,
+    json_response,
+    read_capped,
+    too_large,
+)
 from resolvers.common.errors import Code, DomainError
 from resolvers.skills.archive.read import MAX_ARCHIVE_BYTES, read_archive, write_tar_gz, write_zip
 from resolvers.skills.transfer import export_folders, import_folders
@@ -70,7 +75,7 @@ async def export_skills(request: Request) -> Response:
         )
     ):
         message = 'Send {"names": ["skill-name", ...], "format": "zip" | "tar.gz"} (both optional).'
-        return json_response(plain_error(Code.SCHEMA_VALIDATION_FAILED, message), 400)
+        return error_response(Code.SCHEMA_VALIDATION_FAILED, message)
     try:
         folders = await export_folders(request.scope["db"], request.scope["principal"], names)
     except DomainError as error:
