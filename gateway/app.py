@@ -122,7 +122,6 @@ def create_app(
         middleware=[
             Middleware(
                 PrincipalMiddleware,
-                pool=lambda: getattr(app.state, "pool", None),
                 graphiql_enabled=settings.introspection,
                 body_read_timeout=settings.body_read_timeout,
             ),

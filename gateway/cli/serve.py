@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import Any, cast
 
 import asyncpg
 
@@ -48,8 +48,9 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
 
     async def on_ready(pool: asyncpg.Pool) -> None:
         if args.demo:
-            async with pool.acquire() as conn:
-                start = await ensure_demo(conn)
+            async with pool.acquire() as proxy:
+                # The pool lends a proxy that forwards every method to its connection.
+                start = await ensure_demo(cast(asyncpg.Connection, proxy))
             if start.created:
                 print("Loaded the demo workspace.", flush=True)
             print_demo_start(start.token, start.member_email, settings)

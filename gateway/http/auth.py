@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import re
 import uuid
-from collections.abc import Callable
+from typing import cast
 from urllib.parse import parse_qsl
 
 import asyncpg
@@ -46,7 +46,8 @@ def bearer_token(scope: Scope) -> str | None:
     values = [v for k, v in scope["headers"] if k == b"authorization"]
     if len(values) != 1:
         return None
-    scheme, _, token = values[0].decode("latin-1").partition(" ")
+    header: bytes = values[0]
+    scheme, _, token = header.decode("latin-1").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         return None
     return token.strip()
@@ -88,12 +89,10 @@ class PrincipalMiddleware:
     def __init__(
         self,
         app: ASGIApp,
-        pool: Callable[[], asyncpg.Pool | None],
         graphiql_enabled: bool,
         body_read_timeout: float = BODY_READ_TIMEOUT_SECONDS,
     ) -> None:
         self.app = app
-        self.pool = pool
         self.graphiql_enabled = graphiql_enabled
         self.body_read_timeout = body_read_timeout
 
@@ -166,11 +165,14 @@ class PrincipalMiddleware:
         async def hold(message: Message) -> None:
             held.append(message)
 
-        pool = self.pool()
+        # The app's pool, set by its lifespan (or by the tests).
+        pool: asyncpg.Pool | None = getattr(scope["app"].state, "pool", None)
         try:
             if pool is None:
                 raise ConnectionRefusedError("no database pool")
-            async with pool.acquire(timeout=ACQUIRE_TIMEOUT_SECONDS) as conn, conn.transaction():
+            async with pool.acquire(timeout=ACQUIRE_TIMEOUT_SECONDS) as proxy, proxy.transaction():
+                # The pool lends a proxy that forwards every method to its connection.
+                conn = cast(asyncpg.Connection, proxy)
                 principal = await principal_for_token(conn, token)
                 if principal is not None:
                     scope["principal"] = principal
