@@ -10,6 +10,7 @@ import asyncpg
 
 from gateway.app import create_app
 from gateway.demo import ensure_demo
+from gateway.http.server import JsonErrorsProtocol
 from gateway.settings import Settings
 
 
@@ -62,5 +63,6 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
         port=settings.port,
         log_level=settings.log_level,
         proxy_headers=False,
+        http=JsonErrorsProtocol,
     )
     return 0

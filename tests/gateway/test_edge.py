@@ -4,16 +4,19 @@ slow bodies, request ids with control characters."""
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 from collections.abc import AsyncIterator
 
 import httpx
+import orjson
 import pytest
 
 from db.pool import create_pool
 from gateway.app import create_app
 from gateway.settings import Settings
 from tests.factories import codes, gql
+from tests.gateway.server import serving
 
 
 def auth(token: str) -> dict[str, str]:
@@ -125,6 +128,20 @@ async def test_a_request_id_with_control_characters_is_replaced(client, ws):
     assert all(0x21 <= ord(c) <= 0x7E for c in response.headers["x-request-id"])
     kept = await gql(client, ws.tokens["member"], "{ me { name } }", **{"x-request-id": "req-42"})
     assert kept.headers["x-request-id"] == "req-42"
+
+
+def test_a_request_id_the_http_parser_refuses_gets_a_json_error_with_its_code(dsn):
+    with serving(dsn) as base_url:
+        port = int(base_url.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port)) as conn:
+            conn.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Request-Id: a\x01b\r\n\r\n")
+            answer = b""
+            while chunk := conn.recv(4096):
+                answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400")
+    assert b"content-type: application/json" in head
+    assert orjson.loads(body)["error"]["code"] == "SCHEMA_VALIDATION_FAILED"
 
 
 async def test_pooled_connections_bound_statements_and_idle_transactions(api_pool):

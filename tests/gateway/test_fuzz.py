@@ -5,24 +5,16 @@ derandomized, so it runs in well under a minute and the same way each time."""
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import graphql
 import pytest
 import schemathesis
-import uvicorn
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from db.pool import api_dsn
-from gateway.app import create_app
-from gateway.settings import Settings
 from tests.factories import make_workspace
+from tests.gateway.server import serving
 
 
 def _json_scalar() -> st.SearchStrategy[graphql.ValueNode]:
@@ -60,30 +52,6 @@ schemathesis.graphql.scalar(
 )
 SCHEMA = schemathesis.graphql.from_path(Path(__file__).parents[2] / "schema.graphql")
 EXAMPLES_PER_OPERATION = 12
-SERVER_START_SECONDS = 20.0
-
-
-@contextmanager
-def serving(dsn: str) -> Iterator[str]:
-    """The app under uvicorn in a thread (its own loop and pool); its base URL."""
-    app = create_app(
-        Settings(database_url=dsn, database_app_url=api_dsn(dsn), pool_min_size=1, pool_max_size=4)
-    )
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + SERVER_START_SECONDS
-    while not server.started and thread.is_alive() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.started, "the app did not start"
-    try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}/graphql"
-    finally:
-        server.should_exit = True
-        thread.join(SERVER_START_SECONDS)
-        sock.close()
 
 
 @pytest.fixture
@@ -135,5 +103,5 @@ def test_no_generated_operation_answers_internal(dsn, admin_token):
         # Revoking the token ends every later request: that operation goes last.
         operations.sort(key=lambda o: o.label == "Mutation.revokeCurrentToken")
         for operation in operations:
-            found.extend(probe(operation, base_url, admin_token))
+            found.extend(probe(operation, f"{base_url}/graphql", admin_token))
     assert not found, "\n".join(map(str, found[:10])) + f"\n({len(found)} in all)"
