@@ -26,7 +26,7 @@ from gateway.http.body import (
     read_body,
     replay,
 )
-from gateway.http.nul import json_body_nul_paths, refuse_nul
+from gateway.http.nul import json_body_nul_problems, refuse_nul
 from gateway.http.responses import CONTENT_LENGTH
 from resolvers.common.errors import Code, Problem
 from resolvers.common.principals import principal_for_token
@@ -140,7 +140,7 @@ class PrincipalMiddleware:
             except BodyRefused as error:
                 refusal = error
             else:
-                problems = refuse_nul(self.nul_paths(scope, body), "body")
+                problems = refuse_nul(self.nul_problems(scope, body), "body")
                 if problems is None:
                     return body
                 await refuse(scope, send, 400, problems.code, problems.message, problems.problems)
@@ -150,12 +150,12 @@ class PrincipalMiddleware:
         return None
 
     @staticmethod
-    def nul_paths(scope: Scope, body: bytes) -> list[str]:
+    def nul_problems(scope: Scope, body: bytes) -> list[Problem]:
         """Where a plain route's JSON body holds NUL (GraphQL checks its own arguments)."""
         if scope["path"] == "/graphql":
             return []
         content_type = _header(scope, b"content-type").split(";")[0].strip().lower()
-        return json_body_nul_paths(body, content_type)
+        return json_body_nul_problems(body, content_type)
 
     async def run(self, scope: Scope, receive: Receive, send: Send, token: str) -> None:
         """Resolve the token and run the app inside one transaction; answer once it commits."""

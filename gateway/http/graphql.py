@@ -32,7 +32,7 @@ from graphql.utilities import get_operation_ast
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
-from gateway.http.nul import document_nul_paths, nul_paths, refuse_nul
+from gateway.http.nul import document_nul_paths, nul_paths, nul_problems, refuse_nul
 from gateway.http.responses import read_capped
 from gateway.settings import Settings
 from resolvers.common.errors import Code
@@ -281,7 +281,7 @@ class GraphQLEndpoint:
         if coerced:
             raise Refusal(400, {"errors": coerced})
         variable_paths = (f"${path}" for path in nul_paths(params.variables or {}))
-        refused = refuse_nul([*prepared.nul_paths, *variable_paths], "argument")
+        refused = refuse_nul(nul_problems([*prepared.nul_paths, *variable_paths]), "argument")
         if refused is not None:
             problems = [p.as_dict() for p in refused.problems]
             raise Refusal(400, error_body(refused.code, refused.message, problems=problems))

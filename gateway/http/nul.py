@@ -27,10 +27,11 @@ NUL_MESSAGE = "text may not hold a NUL character (\\u0000)"
 
 
 def nul_paths(value: Any, path: str = "") -> Iterator[str]:
-    """The path of every string (or object key) inside a parsed JSON value that holds NUL."""
+    """The path of every string (or object key) inside a parsed JSON value that holds NUL
+    ("" for the value itself)."""
     if isinstance(value, str):
         if NUL in value:
-            yield path or "(body)"
+            yield path
     elif isinstance(value, dict):
         for key, item in value.items():
             shown = str(key).replace(NUL, "\\u0000")
@@ -78,31 +79,37 @@ def document_nul_paths(document: DocumentNode) -> list[str]:
     return found.paths
 
 
-def refuse_nul(paths: list[str], where: str) -> DomainError | None:
-    """SCHEMA_VALIDATION_FAILED listing each path holding NUL, or None when there is none."""
-    if not paths:
+def nul_problems(paths: list[str]) -> list[Problem]:
+    return [Problem(NUL_MESSAGE, path) for path in paths]
+
+
+def refuse_nul(problems: list[Problem], where: str) -> DomainError | None:
+    """SCHEMA_VALIDATION_FAILED listing each place holding NUL, or None when there is none."""
+    if not problems:
         return None
-    return DomainError(
-        Code.SCHEMA_VALIDATION_FAILED,
-        f"{len(paths)} {where} value(s) hold a NUL character.",
-        [Problem(NUL_MESSAGE, path) for path in paths],
-    )
+    message = f"{len(problems)} {where} value(s) hold a NUL character."
+    return DomainError(Code.SCHEMA_VALIDATION_FAILED, message, problems)
 
 
-def json_body_nul_paths(body: bytes, content_type: str) -> list[str]:
-    """Where a JSON (or JSON-lines) body's text holds NUL. JSON can only spell NUL as the
+def json_body_nul_problems(body: bytes, content_type: str) -> list[Problem]:
+    """Where a JSON (or JSON-lines) body's text holds NUL; in a list or in JSON lines each item
+    is a line (numbered from 1), as the bulk routes number them. JSON can only spell NUL as the
     escape ``\\u0000``, so a body without it is passed at the cost of one byte search; a body
     that is not JSON is left to its route to refuse."""
     if b"\\u0000" not in body:
         return []
     try:
         if content_type in JSON_LINES:
-            return [
-                f"line {number}" + (f": {path}" if path != "(body)" else "")
-                for number, line in enumerate(body.splitlines(), start=1)
-                if line.strip()
-                for path in nul_paths(orjson.loads(line))
-            ]
-        return list(nul_paths(orjson.loads(body)))
+            lines = [orjson.loads(line) if line.strip() else None for line in body.splitlines()]
+        else:
+            parsed = orjson.loads(body)
+            if not isinstance(parsed, list):
+                return [Problem(NUL_MESSAGE, path or None) for path in nul_paths(parsed)]
+            lines = parsed
     except orjson.JSONDecodeError:
         return []
+    return [
+        Problem(NUL_MESSAGE, path or None, line=number)
+        for number, line in enumerate(lines, start=1)
+        for path in nul_paths(line)
+    ]

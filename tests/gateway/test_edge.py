@@ -23,11 +23,14 @@ def auth(token: str) -> dict[str, str]:
     return {"authorization": f"Bearer {token}"}
 
 
-def problem_fields(response: httpx.Response) -> list[str]:
+def problem_fields(response: httpx.Response) -> list[object]:
+    """Each problem's field, or (line, field) when it names a line."""
     body = response.json()
     if "errors" in body:
-        return [p["field"] for e in body["errors"] for p in e["extensions"].get("problems", [])]
-    return [p["field"] for p in body["error"].get("problems", [])]
+        problems = [p for e in body["errors"] for p in e["extensions"].get("problems", [])]
+    else:
+        problems = body["error"].get("problems", [])
+    return [(p["line"], p.get("field")) if "line" in p else p["field"] for p in problems]
 
 
 NUL_LITERALS = [
@@ -98,7 +101,7 @@ async def test_nul_in_a_plain_route_json_body_is_refused_with_its_path(client, w
     )
     assert response.status_code == 400, response.text
     assert response.json()["error"]["code"] == "SCHEMA_VALIDATION_FAILED"
-    assert problem_fields(response) == ["0.values.name"]
+    assert problem_fields(response) == [(1, "values.name")]
 
 
 async def test_nul_in_a_json_lines_body_is_refused_with_its_line(client, ws):
@@ -108,7 +111,7 @@ async def test_nul_in_a_json_lines_body_is_refused_with_its_line(client, ws):
         headers={**auth(ws.tokens["admin"]), "content-type": "application/x-ndjson"},
     )
     assert response.status_code == 400, response.text
-    assert problem_fields(response) == ["line 2: object"]
+    assert problem_fields(response) == [(2, "object")]
 
 
 async def test_nul_in_export_names_is_refused(client, ws):
