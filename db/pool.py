@@ -64,6 +64,17 @@ async def keep_session(conn: asyncpg.Connection) -> None:
     """
 
 
+# Server-side bounds on every pooled connection, whatever role it logs in as: no statement runs
+# longer, and no transaction sits idle longer (its session is then ended), so a stuck request
+# cannot hold locks or a connection for good. Set in the startup packet: no round trip.
+STATEMENT_TIMEOUT = "30s"
+IDLE_IN_TRANSACTION_TIMEOUT = "30s"
+POOL_SERVER_SETTINGS = {
+    "statement_timeout": STATEMENT_TIMEOUT,
+    "idle_in_transaction_session_timeout": IDLE_IN_TRANSACTION_TIMEOUT,
+}
+
+
 async def create_pool(dsn: str, *, min_size: int = 2, max_size: int = 10) -> asyncpg.Pool:
     """Open a pool of connections to ``dsn``."""
     pool = await asyncpg.create_pool(
@@ -74,6 +85,7 @@ async def create_pool(dsn: str, *, min_size: int = 2, max_size: int = 10) -> asy
         command_timeout=30,
         connection_class=SerialConnection,
         reset=keep_session,
+        server_settings=POOL_SERVER_SETTINGS,
     )
     assert pool is not None
     return pool

@@ -5,20 +5,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import asyncpg
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from db.embedded import start_embedded
 from db.migrate import apply_migrations
 from db.pool import api_dsn, connect, create_pool
-from gateway.http import memory, routes, skills
+from gateway.http import health, memory, records, responses, skills
 from gateway.http.auth import PrincipalMiddleware
 from gateway.http.graphiql import GRAPHIQL_HTML
 from gateway.http.graphql import GraphQLEndpoint
@@ -57,11 +57,11 @@ async def prepare_database(dsn: str) -> None:
         await conn.close()
 
 
-def create_app(
-    settings: Settings | None = None, *, pool: asyncpg.Pool | None = None, on_ready: Any = None
-) -> Starlette:
-    """The app. With ``pool`` given (tests), it uses that pool and starts nothing."""
-    settings = settings or Settings()
+def lifespan_for(
+    settings: Settings, pool: asyncpg.Pool | None, on_ready: Any
+) -> Callable[[Starlette], contextlib.AbstractAsyncContextManager[None]]:
+    """The app's lifespan: the given pool (tests), or the database started, migrated and
+    pooled for the app's life."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -88,37 +88,46 @@ def create_app(
                 # the signal, which skips the atexit hook that would stop it otherwise.
                 await asyncio.to_thread(server.cleanup)
 
+    return lifespan
+
+
+def routes(settings: Settings) -> list[BaseRoute]:
+    """GraphQL, the plain routes, the probes and GraphiQL's static files."""
     endpoint = GraphQLEndpoint(
         schema._schema, settings, GRAPHIQL_HTML if settings.introspection else None
     )
+    return [
+        Route("/graphql", endpoint.handle, methods=["GET", "POST"]),
+        Route("/v1/records", records.post_records, methods=["POST"]),
+        Route("/v1/records/{object}/{id}/memory", memory.delete_record_souvenir, methods=["PATCH"]),
+        Route("/users/me/preferences/{key}", memory.put_preference, methods=["PUT"]),
+        Route("/tenant/settings", memory.get_settings, methods=["GET"]),
+        Route("/v1/search", memory.get_search, methods=["GET"]),
+        Route("/tenant/settings", memory.patch_settings, methods=["PATCH"]),
+        Route("/skills/import", skills.import_skills, methods=["POST"]),
+        Route("/skills/export", skills.export_skills, methods=["POST"]),
+        Route("/healthz", health.healthz, methods=["GET"]),
+        Route("/readyz", health.readyz, methods=["GET"]),
+        Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+    ]
+
+
+def create_app(
+    settings: Settings | None = None, *, pool: asyncpg.Pool | None = None, on_ready: Any = None
+) -> Starlette:
+    """The app. With ``pool`` given (tests), it uses that pool and starts nothing."""
+    settings = settings or Settings()
     app = Starlette(
-        routes=[
-            Route("/graphql", endpoint.handle, methods=["GET", "POST"]),
-            Route("/v1/records", routes.post_records, methods=["POST"]),
-            Route(
-                "/v1/records/{object}/{id}/memory",
-                memory.delete_record_souvenir,
-                methods=["PATCH"],
-            ),
-            Route("/users/me/preferences/{key}", memory.put_preference, methods=["PUT"]),
-            Route("/tenant/settings", memory.get_settings, methods=["GET"]),
-            Route("/v1/search", memory.get_search, methods=["GET"]),
-            Route("/tenant/settings", memory.patch_settings, methods=["PATCH"]),
-            Route("/skills/import", skills.import_skills, methods=["POST"]),
-            Route("/skills/export", skills.export_skills, methods=["POST"]),
-            Route("/healthz", routes.healthz, methods=["GET"]),
-            Route("/readyz", routes.readyz, methods=["GET"]),
-            Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
-        ],
+        routes=routes(settings),
         middleware=[
             Middleware(
                 PrincipalMiddleware,
-                pool=lambda: getattr(app.state, "pool", None),
                 graphiql_enabled=settings.introspection,
+                body_read_timeout=settings.body_read_timeout,
             ),
         ],
-        exception_handlers={404: routes.not_found, 405: routes.method_not_allowed},
-        lifespan=lifespan,
+        exception_handlers={404: responses.not_found, 405: responses.method_not_allowed},
+        lifespan=lifespan_for(settings, pool, on_ready),
     )
     app.state.pool = pool
     return app

@@ -7,6 +7,8 @@ from pathlib import Path
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from gateway.http.body import BODY_READ_TIMEOUT_SECONDS
+
 CHECKOUT = Path(__file__).resolve().parent.parent
 
 
@@ -38,3 +40,7 @@ class Settings(BaseSettings):
     max_aliases: int = 15
     document_cache_size: int = 1_024
     log_level: str = "info"
+    body_read_timeout: float = Field(
+        default=BODY_READ_TIMEOUT_SECONDS,
+        description="Seconds a client may take to send a whole request body.",
+    )

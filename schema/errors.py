@@ -74,11 +74,18 @@ def error_body(
     message: str,
     request_id: str | None = None,
     problems: list[dict[str, Any]] | None = None,
+    *,
+    plain: bool = False,
 ) -> dict[str, Any]:
-    """A GraphQL response holding one request-level error."""
-    extensions: dict[str, Any] = {"code": code.value}
+    """The body of a response holding one request-level error: GraphQL's
+    ``{"errors": [{"message", "extensions": {"code", ...}}]}``, or with ``plain`` the plain
+    routes' ``{"error": {"code", "message", ...}}``. Both carry the same fields: the code, the
+    problems if any, and the request id for the masked codes."""
+    fields: dict[str, Any] = {"code": code.value}
     if problems:
-        extensions["problems"] = problems
+        fields["problems"] = problems
     if request_id is not None and code in (Code.INTERNAL, Code.DB_UNAVAILABLE):
-        extensions["requestId"] = request_id
-    return {"errors": [{"message": message, "extensions": extensions}]}
+        fields["requestId"] = request_id
+    if plain:
+        return {"error": {"code": fields.pop("code"), "message": message, **fields}}
+    return {"errors": [{"message": message, "extensions": fields}]}

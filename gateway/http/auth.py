@@ -1,6 +1,7 @@
 """The edge: every request but the public ones carries a bearer token, resolved here once.
 
-The middleware takes one pooled connection for the request, opens its transaction, resolves
+The middleware reads the body first (capped, within a deadline, refusing JSON text holding
+NUL), then takes one pooled connection for the request, opens its transaction, resolves
 the token (which also sets the transaction's role and workspace) and hands principal and
 connection to the app through the ASGI scope. The response is held until the transaction
 commits, so a client never hears of a write that did not happen.
@@ -9,16 +10,25 @@ commits, so a client never hears of a write that did not happen.
 from __future__ import annotations
 
 import logging
+import re
 import uuid
-from collections.abc import Callable
-from typing import Any
+from typing import cast
 from urllib.parse import parse_qsl
 
 import asyncpg
 import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from resolvers.common.errors import Code
+from gateway.http.body import (
+    BODY_READ_TIMEOUT_SECONDS,
+    MAX_REQUEST_BODY_BYTES,
+    BodyRefused,
+    read_body,
+    replay,
+)
+from gateway.http.nul import json_body_nul_problems, refuse_nul
+from gateway.http.responses import CONTENT_LENGTH
+from resolvers.common.errors import Code, Problem
 from resolvers.common.principals import principal_for_token
 from schema.errors import DB_DOWN, error_body
 
@@ -27,6 +37,8 @@ log = logging.getLogger("skillmem.auth")
 # A request waits at most this long for a connection, then answers DB_UNAVAILABLE.
 ACQUIRE_TIMEOUT_SECONDS = 5.0
 PUBLIC_PATHS = ("/healthz", "/readyz", "/static/")
+# A request id the client may choose: up to 64 visible ASCII characters.
+REQUEST_ID = re.compile(r"[!-~]{1,64}")
 
 
 def bearer_token(scope: Scope) -> str | None:
@@ -34,10 +46,18 @@ def bearer_token(scope: Scope) -> str | None:
     values = [v for k, v in scope["headers"] if k == b"authorization"]
     if len(values) != 1:
         return None
-    scheme, _, token = values[0].decode("latin-1").partition(" ")
+    header: bytes = values[0]
+    scheme, _, token = header.decode("latin-1").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         return None
     return token.strip()
+
+
+def request_id_of(scope: Scope) -> str:
+    """The client's X-Request-Id when it is a short run of visible ASCII, else a fresh id: a
+    control character never reaches a log line or a response header."""
+    given = _header(scope, b"x-request-id")
+    return given if REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
 
 
 def _header(scope: Scope, name: bytes) -> str:
@@ -69,12 +89,12 @@ class PrincipalMiddleware:
     def __init__(
         self,
         app: ASGIApp,
-        pool: Callable[[], asyncpg.Pool | None],
         graphiql_enabled: bool,
+        body_read_timeout: float = BODY_READ_TIMEOUT_SECONDS,
     ) -> None:
         self.app = app
-        self.pool = pool
         self.graphiql_enabled = graphiql_enabled
+        self.body_read_timeout = body_read_timeout
 
     def is_public(self, scope: Scope) -> bool:
         path: str = scope["path"]
@@ -93,7 +113,7 @@ class PrincipalMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = _header(scope, b"x-request-id")[:64] or uuid.uuid4().hex
+        request_id = request_id_of(scope)
         scope["request_id"] = request_id
         send = _with_request_id(send, request_id)
         if self.is_public(scope):
@@ -101,77 +121,112 @@ class PrincipalMiddleware:
             return
         token = bearer_token(scope)
         if token is None:
-            await self.refuse(
-                scope, send, 401, Code.UNAUTHENTICATED, "A bearer token is required.", request_id
-            )
+            await refuse(scope, send, 401, Code.UNAUTHENTICATED, "A bearer token is required.")
             return
-        pool = self.pool()
+        body = await self.body(scope, receive, send)
+        if body is None:
+            return
+        await self.run(scope, replay(body, receive), send, token)
+
+    async def body(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
+        """The body, read before any connection is taken; None once refused (answered)."""
+        if _declared_length(scope) > MAX_REQUEST_BODY_BYTES:
+            refusal = BodyRefused(
+                413, f"The request body is larger than {MAX_REQUEST_BODY_BYTES} bytes."
+            )
+        else:
+            try:
+                body = await read_body(receive, MAX_REQUEST_BODY_BYTES, self.body_read_timeout)
+            except BodyRefused as error:
+                refusal = error
+            else:
+                problems = refuse_nul(self.nul_problems(scope, body), "body")
+                if problems is None:
+                    return body
+                await refuse(scope, send, 400, problems.code, problems.message, problems.problems)
+                return None
+        if refusal.status != 499:
+            await refuse(scope, send, refusal.status, body_code(scope), refusal.message)
+        return None
+
+    @staticmethod
+    def nul_problems(scope: Scope, body: bytes) -> list[Problem]:
+        """Where a plain route's JSON body holds NUL (GraphQL checks its own arguments)."""
+        if scope["path"] == "/graphql":
+            return []
+        content_type = _header(scope, b"content-type").split(";")[0].strip().lower()
+        return json_body_nul_problems(body, content_type)
+
+    async def run(self, scope: Scope, receive: Receive, send: Send, token: str) -> None:
+        """Resolve the token and run the app inside one transaction; answer once it commits."""
+        request_id = scope["request_id"]
         held: list[Message] = []
 
         async def hold(message: Message) -> None:
             held.append(message)
 
+        # The app's pool, set by its lifespan (or by the tests).
+        pool: asyncpg.Pool | None = getattr(scope["app"].state, "pool", None)
         try:
             if pool is None:
                 raise ConnectionRefusedError("no database pool")
-            async with pool.acquire(timeout=ACQUIRE_TIMEOUT_SECONDS) as conn, conn.transaction():
+            async with pool.acquire(timeout=ACQUIRE_TIMEOUT_SECONDS) as proxy, proxy.transaction():
+                # The pool lends a proxy that forwards every method to its connection.
+                conn = cast(asyncpg.Connection, proxy)
                 principal = await principal_for_token(conn, token)
-                if principal is None:
-                    held.clear()
-                else:
+                if principal is not None:
                     scope["principal"] = principal
                     scope["db"] = conn
                     await self.app(scope, receive, hold)
         except DB_DOWN as error:
             log.warning("request %s: database unavailable: %r", request_id, error)
-            await self.refuse(
-                scope, send, 503, Code.DB_UNAVAILABLE, "The database is unavailable.", request_id
-            )
+            await refuse(scope, send, 503, Code.DB_UNAVAILABLE, "The database is unavailable.")
             return
         except Exception:
             log.exception("request %s failed", request_id)
-            await self.refuse(scope, send, 500, Code.INTERNAL, "Internal error.", request_id)
+            await refuse(scope, send, 500, Code.INTERNAL, "Internal error.")
             return
         if "principal" not in scope:
-            await self.refuse(
-                scope, send, 401, Code.UNAUTHENTICATED, "The token is not valid.", request_id
-            )
+            await refuse(scope, send, 401, Code.UNAUTHENTICATED, "The token is not valid.")
             return
         for message in held:
             await send(message)
 
-    async def refuse(
-        self, scope: Scope, send: Send, status: int, code: Code, message: str, request_id: str
-    ) -> None:
-        body = error_body(code, message, request_id)
-        graphql = scope["path"] == "/graphql"
-        if not graphql:
-            body = plain_error(code, message, request_id)
-        accept = _header(scope, b"accept")
-        media = (
-            "application/json"
-            if not graphql or ("application/json" in accept and "graphql-response" not in accept)
-            else "application/graphql-response+json"
-        )
-        headers = [(b"content-type", f"{media}; charset=utf-8".encode())]
-        if status == 401:
-            headers.append((b"www-authenticate", b'Bearer realm="skillmem"'))
-        payload = orjson.dumps(body)
-        headers.append((b"content-length", str(len(payload)).encode()))
-        await send({"type": "http.response.start", "status": status, "headers": headers})
-        await send({"type": "http.response.body", "body": payload})
+
+def body_code(scope: Scope) -> Code:
+    """The code of a refused body: GraphQL's request error, or the plain routes' validation."""
+    return (
+        Code.GRAPHQL_PARSE_FAILED if scope["path"] == "/graphql" else Code.SCHEMA_VALIDATION_FAILED
+    )
 
 
-def plain_error(
+def _declared_length(scope: Scope) -> int:
+    declared = _header(scope, b"content-length")
+    return int(declared) if CONTENT_LENGTH.fullmatch(declared) else 0
+
+
+async def refuse(
+    scope: Scope,
+    send: Send,
+    status: int,
     code: Code,
     message: str,
-    request_id: str | None = None,
-    problems: list[dict[str, Any]] | None = None,
-) -> dict[str, Any]:
-    """The error body of the plain HTTP routes."""
-    error: dict[str, Any] = {"code": code.value, "message": message}
-    if problems:
-        error["problems"] = problems
-    if request_id is not None and code in (Code.INTERNAL, Code.DB_UNAVAILABLE):
-        error["requestId"] = request_id
-    return {"error": error}
+    problems: list[Problem] | None = None,
+) -> None:
+    """Answer the request here with one error, in the convention of the route asked for."""
+    graphql = scope["path"] == "/graphql"
+    listed = [p.as_dict() for p in problems or []]
+    body = error_body(code, message, scope["request_id"], listed, plain=not graphql)
+    accept = _header(scope, b"accept")
+    media = (
+        "application/json"
+        if not graphql or ("application/json" in accept and "graphql-response" not in accept)
+        else "application/graphql-response+json"
+    )
+    headers = [(b"content-type", f"{media}; charset=utf-8".encode())]
+    if status == 401:
+        headers.append((b"www-authenticate", b'Bearer realm="skillmem"'))
+    payload = orjson.dumps(body)
+    headers.append((b"content-length", str(len(payload)).encode()))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": payload})

@@ -10,11 +10,13 @@ import logging
 import re
 from collections import OrderedDict
 from dataclasses import dataclass
+from inspect import isawaitable
 from typing import Any
 
 import orjson
 from graphql import (
     DocumentNode,
+    ExecutionResult,
     GraphQLError,
     GraphQLSchema,
     NoSchemaIntrospectionCustomRule,
@@ -30,7 +32,8 @@ from graphql.utilities import get_operation_ast
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
-from gateway.http.routes import read_capped
+from gateway.http.nul import document_nul_paths, nul_paths, nul_problems, refuse_nul
+from gateway.http.responses import read_capped
 from gateway.settings import Settings
 from resolvers.common.errors import Code
 from schema.context import Context
@@ -44,6 +47,8 @@ JSON = "application/json"
 MAX_SOURCE_LENGTH = 100_000
 MAX_BODY_BYTES = 1024 * 1024
 MAX_CACHED_LENGTH = 20_000
+# At most this many variable errors are listed.
+MAX_VARIABLE_ERRORS = 50
 # The parser's own limit errors; a plain syntax error may quote the client's text, so only
 # the start of the message (which is always the parser's) is matched.
 PARSER_LIMIT = re.compile(r"^Syntax Error: (Document|Source) contains more than \d+ ")
@@ -57,6 +62,8 @@ class Prepared:
 
     document: DocumentNode | None
     errors: tuple[dict[str, Any], ...] = ()
+    # Where the document's string literals hold NUL (refused when it is run).
+    nul_paths: tuple[str, ...] = ()
 
 
 class DocumentCache:
@@ -110,7 +117,7 @@ class DocumentCache:
                 format_error(e, "", request_code=Code.GRAPHQL_VALIDATION_FAILED) for e in errors
             )
             return Prepared(None, formatted)
-        return Prepared(document)
+        return Prepared(document, nul_paths=tuple(document_nul_paths(document)))
 
 
 def media_type(accept: str | None) -> str | None:
@@ -134,6 +141,99 @@ def wants_graphiql(request: Request) -> bool:
     return "text/html" in accept
 
 
+@dataclass(frozen=True, slots=True)
+class Params:
+    """What a request asks: the document's text, its variables and the operation to run."""
+
+    query: str
+    variables: dict[str, Any] | None
+    operation_name: str | None
+
+
+class Refusal(Exception):
+    """A request refused before it runs: the status, the error body and any headers."""
+
+    def __init__(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None):
+        super().__init__(status)
+        self.status = status
+        self.body = body
+        self.headers = headers
+
+
+def bad_request(message: str) -> Refusal:
+    return Refusal(400, error_body(Code.GRAPHQL_PARSE_FAILED, message))
+
+
+def _json_param(raw: dict[str, Any], name: str) -> None:
+    """Decode the URL parameter ``name`` (JSON text) in place."""
+    if name in raw:
+        try:
+            raw[name] = orjson.loads(raw[name]) if raw[name] else None
+        except orjson.JSONDecodeError:
+            raise bad_request(f"The {name} parameter is not JSON.") from None
+
+
+def url_params(request: Request) -> dict[str, Any]:
+    """The parameters of a GET request, variables and extensions decoded."""
+    raw: dict[str, Any] = dict(request.query_params)
+    _json_param(raw, "variables")
+    _json_param(raw, "extensions")
+    return raw
+
+
+async def body_params(request: Request) -> dict[str, Any]:
+    """The parameters of a POST request: its JSON body, capped."""
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if content_type != JSON:
+        message = f"Send the request body as {JSON}."
+        raise Refusal(415, error_body(Code.GRAPHQL_PARSE_FAILED, message))
+    body = await read_capped(request, MAX_BODY_BYTES)
+    if body is None:
+        message = f"The request body is larger than {MAX_BODY_BYTES} bytes."
+        raise Refusal(413, error_body(Code.GRAPHQL_PARSE_FAILED, message))
+    try:
+        raw = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        raise bad_request("The request body is not JSON.") from None
+    if not isinstance(raw, dict):
+        raise bad_request("The request body must be a JSON object.")
+    return raw
+
+
+def checked_params(raw: dict[str, Any]) -> Params:
+    """The request's parameters, each of the type the spec gives it, or Refusal."""
+    query = raw.get("query")
+    variables = raw.get("variables")
+    operation_name = raw.get("operationName")
+    extensions = raw.get("extensions")
+    if not isinstance(query, str) or not query.strip():
+        raise bad_request("The request must carry a query string.")
+    if variables is not None and not isinstance(variables, dict):
+        raise bad_request("variables must be a JSON object.")
+    if operation_name is not None and not isinstance(operation_name, str):
+        raise bad_request("operationName must be a string.")
+    if extensions is not None and not isinstance(extensions, dict):
+        raise bad_request("extensions must be a JSON object.")
+    return Params(query, variables, operation_name or None)
+
+
+def result_status_and_body(result: ExecutionResult, request_id: str) -> tuple[int, dict[str, Any]]:
+    """The body of an executed operation, and its status: 200, or when no data came back, 503
+    (database down) or 500 (an internal error)."""
+    body: dict[str, Any] = {}
+    status = 200
+    if result.errors:
+        body["errors"] = [format_error(e, request_id) for e in result.errors]
+        if result.data is None:
+            codes = [e["extensions"]["code"] for e in body["errors"]]
+            if Code.DB_UNAVAILABLE.value in codes:
+                status = 503
+            elif Code.INTERNAL.value in codes:
+                status = 500
+    body["data"] = result.data
+    return status, body
+
+
 class GraphQLEndpoint:
     def __init__(self, schema: GraphQLSchema, settings: Settings, graphiql_html: str | None):
         self.schema = schema
@@ -146,37 +246,51 @@ class GraphQLEndpoint:
             return HTMLResponse(self.graphiql_html)
         kind = media_type(request.headers.get("accept"))
         if kind is None:
-            return self.reply(
-                406,
-                GRAPHQL_RESPONSE,
-                error_body(Code.GRAPHQL_PARSE_FAILED, f"Accept {GRAPHQL_RESPONSE} or {JSON}."),
-            )
-        params = await self.params(request)
-        if isinstance(params, Response):
-            return params
-        query, variables, operation_name = params
-        prepared = self.cache.get(query)
-        if prepared.document is None:
-            return self.reply(400, kind, {"errors": list(prepared.errors)})
-        operation = get_operation_ast(prepared.document, operation_name)
-        if operation is None:
-            message = (
-                f"Unknown operation named '{operation_name}'."
-                if operation_name
-                else "Must provide operation name if query contains multiple operations."
-            )
-            return self.reply(400, kind, error_body(Code.GRAPHQL_VALIDATION_FAILED, message))
-        if request.method in SAFE_METHODS and operation.operation is not OperationType.QUERY:
-            body = error_body(
-                Code.GRAPHQL_VALIDATION_FAILED,
-                f"Only queries may be sent with GET; send {operation.operation.value}s with POST.",
-            )
-            return self.reply(405, kind, body, headers={"Allow": "POST"})
-        coerced = self.coerce(operation, variables)
-        if isinstance(coerced, list):
-            return self.reply(400, kind, {"errors": coerced})
+            message = f"Accept {GRAPHQL_RESPONSE} or {JSON}."
+            return self.reply(406, GRAPHQL_RESPONSE, error_body(Code.GRAPHQL_PARSE_FAILED, message))
+        try:
+            params = await self.params(request)
+            operation = self.operation(request, params)
+        except Refusal as refusal:
+            return self.reply(refusal.status, kind, refusal.body, refusal.headers)
         if "principal" not in request.scope:  # a second guard behind the middleware's
             return self.reply(401, kind, error_body(Code.UNAUTHENTICATED, "A token is required."))
+        status, body = await self.run(request, params, operation)
+        return self.reply(status, kind, body)
+
+    def operation(self, request: Request, params: Params) -> DocumentNode:
+        """The document to run, or Refusal: not parsed or valid, no such operation, a mutation
+        over GET, variables that do not coerce, or text holding NUL."""
+        prepared = self.cache.get(params.query)
+        if prepared.document is None:
+            raise Refusal(400, {"errors": list(prepared.errors)})
+        operation = get_operation_ast(prepared.document, params.operation_name)
+        if operation is None:
+            message = (
+                f"Unknown operation named '{params.operation_name}'."
+                if params.operation_name
+                else "Must provide operation name if query contains multiple operations."
+            )
+            raise Refusal(400, error_body(Code.GRAPHQL_VALIDATION_FAILED, message))
+        if request.method in SAFE_METHODS and operation.operation is not OperationType.QUERY:
+            kind = operation.operation.value
+            message = f"Only queries may be sent with GET; send {kind}s with POST."
+            body = error_body(Code.GRAPHQL_VALIDATION_FAILED, message)
+            raise Refusal(405, body, {"Allow": "POST"})
+        coerced = self.coerce(operation, params.variables)
+        if coerced:
+            raise Refusal(400, {"errors": coerced})
+        variable_paths = (f"${path}" for path in nul_paths(params.variables or {}))
+        refused = refuse_nul(nul_problems([*prepared.nul_paths, *variable_paths]), "argument")
+        if refused is not None:
+            problems = [p.as_dict() for p in refused.problems]
+            raise Refusal(400, error_body(refused.code, refused.message, problems=problems))
+        return prepared.document
+
+    async def run(
+        self, request: Request, params: Params, document: DocumentNode
+    ) -> tuple[int, dict[str, Any]]:
+        """Execute the operation; the status and body of its result."""
         context = Context(
             principal=request.scope["principal"],
             conn=request.scope["db"],
@@ -184,26 +298,15 @@ class GraphQLEndpoint:
         )
         result = execute(
             self.schema,
-            prepared.document,
+            document,
             context_value=context,
-            variable_values=variables,
-            operation_name=operation_name,
+            variable_values=params.variables,
+            operation_name=params.operation_name,
             hide_suggestions=True,
         )
-        if not isinstance(result, dict) and hasattr(result, "__await__"):
-            result = await result  # type: ignore[misc]
-        body: dict[str, Any] = {}
-        status = 200
-        if result.errors:
-            body["errors"] = [format_error(e, context.request_id) for e in result.errors]
-            if result.data is None:
-                codes = [e["extensions"]["code"] for e in body["errors"]]
-                if Code.DB_UNAVAILABLE.value in codes:
-                    status = 503
-                elif Code.INTERNAL.value in codes:
-                    status = 500
-        body["data"] = result.data
-        return self.reply(status, kind, body)
+        if isawaitable(result):
+            result = await result
+        return result_status_and_body(result, context.request_id)
 
     def coerce(
         self, operation: OperationDefinitionNode, variables: dict[str, Any] | None
@@ -214,7 +317,7 @@ class GraphQLEndpoint:
             self.schema,
             operation.variable_definitions,
             variables or {},
-            max_errors=50,
+            max_errors=MAX_VARIABLE_ERRORS,
             hide_suggestions=True,
         )
         if isinstance(coerced, list):
@@ -223,64 +326,13 @@ class GraphQLEndpoint:
             ]
         return None
 
-    async def params(
-        self, request: Request
-    ) -> tuple[str, dict[str, Any] | None, str | None] | Response:
-        kind = media_type(request.headers.get("accept")) or GRAPHQL_RESPONSE
+    async def params(self, request: Request) -> Params:
+        """The query, variables and operation name of a GET or POST request, or Refusal."""
         if request.method in SAFE_METHODS:
-            raw: dict[str, Any] = dict(request.query_params)
-            if "variables" in raw:
-                try:
-                    raw["variables"] = orjson.loads(raw["variables"]) if raw["variables"] else None
-                except orjson.JSONDecodeError:
-                    return self.bad(kind, "The variables parameter is not JSON.")
-            if "extensions" in raw:
-                try:
-                    raw["extensions"] = (
-                        orjson.loads(raw["extensions"]) if raw["extensions"] else None
-                    )
-                except orjson.JSONDecodeError:
-                    return self.bad(kind, "The extensions parameter is not JSON.")
+            raw = url_params(request)
         else:
-            content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-            if content_type != JSON:
-                return self.reply(
-                    415,
-                    kind,
-                    error_body(Code.GRAPHQL_PARSE_FAILED, f"Send the request body as {JSON}."),
-                )
-            body = await read_capped(request, MAX_BODY_BYTES)
-            if body is None:
-                return self.reply(
-                    413,
-                    kind,
-                    error_body(
-                        Code.GRAPHQL_PARSE_FAILED,
-                        f"The request body is larger than {MAX_BODY_BYTES} bytes.",
-                    ),
-                )
-            try:
-                raw = orjson.loads(body)
-            except orjson.JSONDecodeError:
-                return self.bad(kind, "The request body is not JSON.")
-            if not isinstance(raw, dict):
-                return self.bad(kind, "The request body must be a JSON object.")
-        query = raw.get("query")
-        variables = raw.get("variables")
-        operation_name = raw.get("operationName")
-        if not isinstance(query, str) or not query.strip():
-            return self.bad(kind, "The request must carry a query string.")
-        if variables is not None and not isinstance(variables, dict):
-            return self.bad(kind, "variables must be a JSON object.")
-        if operation_name is not None and not isinstance(operation_name, str):
-            return self.bad(kind, "operationName must be a string.")
-        extensions = raw.get("extensions")
-        if extensions is not None and not isinstance(extensions, dict):
-            return self.bad(kind, "extensions must be a JSON object.")
-        return query, variables, operation_name or None
-
-    def bad(self, kind: str, message: str) -> Response:
-        return self.reply(400, kind, error_body(Code.GRAPHQL_PARSE_FAILED, message))
+            raw = await body_params(request)
+        return checked_params(raw)
 
     @staticmethod
     def reply(

@@ -6,35 +6,20 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
-from gateway.http.auth import plain_error
-from gateway.http.routes import domain_error_response, json_response, read_capped, too_large
+from gateway.http.responses import (
+    domain_error_response,
+    json_object_body,
+    json_response,
+)
 from resolvers.common import ids
-from resolvers.common.errors import Code, DomainError, Problem, invalid
+from resolvers.common.errors import DomainError, Problem, invalid
 from resolvers.memory import edits, settings
 from resolvers.memory.reading import Page
 from resolvers.memory.settings import Allowances
 from resolvers.search import search
-
-MAX_BODY_BYTES = 64 * 1024
-
-
-async def _json_object(request: Request) -> dict[str, Any] | Response:
-    body = await read_capped(request, MAX_BODY_BYTES)
-    if body is None:
-        return too_large(MAX_BODY_BYTES)
-    try:
-        parsed = orjson.loads(body)
-    except orjson.JSONDecodeError as error:
-        message = f"The body is not JSON: {error.msg}"
-        return json_response(plain_error(Code.SCHEMA_VALIDATION_FAILED, message), 400)
-    if not isinstance(parsed, dict):
-        message = "The body is a JSON object."
-        return json_response(plain_error(Code.SCHEMA_VALIDATION_FAILED, message), 400)
-    return parsed
 
 
 def page_json(page: Page, workspace_id: Any) -> dict[str, Any]:
@@ -52,7 +37,7 @@ def page_json(page: Page, workspace_id: Any) -> dict[str, Any]:
 async def delete_record_souvenir(request: Request) -> Response:
     """PATCH /v1/records/{object}/{id}/memory with {"pageId", "key"}: delete one souvenir of
     the record's page."""
-    parsed = await _json_object(request)
+    parsed = await json_object_body(request)
     if isinstance(parsed, Response):
         return parsed
     principal, conn = request.scope["principal"], request.scope["db"]
@@ -80,7 +65,7 @@ async def delete_record_souvenir(request: Request) -> Response:
 
 async def put_preference(request: Request) -> Response:
     """PUT /users/me/preferences/{key} with {"value": true|false}."""
-    parsed = await _json_object(request)
+    parsed = await json_object_body(request)
     if isinstance(parsed, Response):
         return parsed
     principal, conn = request.scope["principal"], request.scope["db"]
@@ -116,7 +101,7 @@ async def get_settings(request: Request) -> Response:
 
 async def patch_settings(request: Request) -> Response:
     """PATCH /tenant/settings with either allowance."""
-    parsed = await _json_object(request)
+    parsed = await json_object_body(request)
     if isinstance(parsed, Response):
         return parsed
     try:

@@ -4,20 +4,24 @@ from __future__ import annotations
 
 import asyncio
 
-import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
-from gateway.http.auth import plain_error
-from gateway.http.routes import domain_error_response, json_response, read_capped, too_large
+from gateway.http.responses import (
+    domain_error_response,
+    error_response,
+    json_object_body,
+    json_response,
+    read_capped,
+    too_large,
+)
 from resolvers.common.errors import Code, DomainError
 from resolvers.skills.archive.limits import MAX_ARCHIVE_BYTES
 from resolvers.skills.archive.read import read_archive
 from resolvers.skills.archive.write import write_tar_gz, write_zip
 from resolvers.skills.transfer import export_folders, import_folders
 
-# The largest export request body: a list of names and a format.
-MAX_EXPORT_BODY_BYTES = 64 * 1024
+EXPORT_USAGE = 'Send {"names": ["skill-name", ...], "format": "zip" | "tar.gz"} (both optional).'
 EXPORT_FORMATS = {
     "zip": ("application/zip", "skills.zip", write_zip),
     "tar.gz": ("application/gzip", "skills.tar.gz", write_tar_gz),
@@ -56,27 +60,20 @@ async def import_skills(request: Request) -> Response:
 
 async def export_skills(request: Request) -> Response:
     """A zip (or tar.gz) of the named skills, or of every skill the caller may read."""
-    body = await read_capped(request, MAX_EXPORT_BODY_BYTES)
-    if body is None:
-        return too_large(MAX_EXPORT_BODY_BYTES)
-    try:
-        options = orjson.loads(body) if body.strip() else {}
-    except orjson.JSONDecodeError:
-        options = None
-    names = options.get("names") if isinstance(options, dict) else None
-    kind = options.get("format", "zip") if isinstance(options, dict) else None
+    options = await json_object_body(request, empty={}, usage=EXPORT_USAGE)
+    if isinstance(options, Response):
+        return options
+    names = options.get("names")
+    kind = options.get("format", "zip")
     if (
-        options is None
-        or not isinstance(options, dict)
-        or not isinstance(kind, str)
+        not isinstance(kind, str)
         or kind not in EXPORT_FORMATS
         or (
             names is not None
             and not (isinstance(names, list) and all(isinstance(n, str) for n in names))
         )
     ):
-        message = 'Send {"names": ["skill-name", ...], "format": "zip" | "tar.gz"} (both optional).'
-        return json_response(plain_error(Code.SCHEMA_VALIDATION_FAILED, message), 400)
+        return error_response(Code.SCHEMA_VALIDATION_FAILED, EXPORT_USAGE)
     try:
         folders = await export_folders(request.scope["db"], request.scope["principal"], names)
     except DomainError as error:

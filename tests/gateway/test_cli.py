@@ -42,7 +42,7 @@ ACME = '{ records(object: "companies", filter: {labelContains: "Acme"}) { nodes 
 def command() -> list[str]:
     if SKILLMEM.exists():
         return [str(SKILLMEM)]
-    return [sys.executable, "-m", "gateway.cli.main"]
+    return [sys.executable, "-m", "gateway.cli"]
 
 
 def environment(dsn: str, **extra: str) -> dict[str, str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gateway.http.graphql import MAX_BODY_BYTES
-from gateway.http.routes import MAX_RECORDS_BODY_BYTES
+from gateway.http.records import MAX_RECORDS_BODY_BYTES
 from resolvers.records.lines import MAX_NESTING, MAX_SHARES
 from resolvers.records.read import MAX_LABEL_FILTER_CHARS, MAX_VALUE_FILTERS
 from tests.factories import bearer, codes, gql

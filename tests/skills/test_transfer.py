@@ -24,7 +24,7 @@ import orjson
 import pytest
 from skills_ref.validator import validate
 
-from gateway.http.skills import MAX_EXPORT_BODY_BYTES
+from gateway.http.responses import MAX_JSON_BODY_BYTES
 from resolvers.skills.archive.limits import MAX_ARCHIVE_BYTES
 from resolvers.skills.fields import RESERVED_NAMES
 from resolvers.skills.skill_md import parse_skill_md
@@ -383,9 +383,9 @@ async def test_export_of_named_skills_and_of_everything_readable(client, ws):
 
 async def test_an_export_body_over_its_cap_is_413_not_every_skill(client, ws):
     # Regression: an oversized body was read as an empty one, which means "every skill".
-    names = ["report-writer"] * (MAX_EXPORT_BODY_BYTES // 10)
+    names = ["report-writer"] * (MAX_JSON_BODY_BYTES // 10)
     body = orjson.dumps({"names": names})
-    assert len(body) > MAX_EXPORT_BODY_BYTES
+    assert len(body) > MAX_JSON_BODY_BYTES
     response = await client.post(
         "/skills/export",
         content=body,
@@ -398,7 +398,7 @@ async def test_an_export_body_over_its_cap_is_413_not_every_skill(client, ws):
     assert response.json() == {
         "error": {
             "code": "SCHEMA_VALIDATION_FAILED",
-            "message": f"The request body is larger than {MAX_EXPORT_BODY_BYTES} bytes.",
+            "message": f"The request body is larger than {MAX_JSON_BODY_BYTES} bytes.",
         }
     }
 

@@ -1,0 +1,68 @@
+"""`skillmem serve`: the API under uvicorn, the demo workspace loaded on request."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any, cast
+
+import asyncpg
+
+from gateway.app import create_app
+from gateway.demo import ensure_demo
+from gateway.http.server import JsonErrorsProtocol
+from gateway.settings import Settings
+
+
+def register(commands: Any) -> None:
+    serve_cmd = commands.add_parser("serve", help="start the API (and the embedded PostgreSQL)")
+    serve_cmd.add_argument(
+        "--demo",
+        action="store_true",
+        help="load the demo workspace on first run and print a demo token",
+    )
+    serve_cmd.add_argument("--host")
+    serve_cmd.add_argument("--port", type=int)
+
+
+def print_demo_start(token: str, email: str, settings: Settings) -> None:
+    url = f"http://{settings.host}:{settings.port}/graphql"
+    headers = json.dumps({"Authorization": f"Bearer {token}"})
+    print(
+        f"\nskillmem is serving on http://{settings.host}:{settings.port}\n"
+        f"  GraphiQL:   {url}\n"
+        f"  demo token: {token}  (for {email}; the previous demo token is revoked)\n"
+        f"  headers to paste into GraphiQL:\n  {headers}\n"
+        f"  try: curl -s {url} -H 'Authorization: Bearer {token}' "
+        "-H 'Content-Type: application/json' -d '{\"query\": \"{ me { name kind } }\"}'\n",
+        flush=True,
+    )
+
+
+def serve(args: argparse.Namespace, settings: Settings) -> int:
+    import uvicorn
+
+    if args.host:
+        settings.host = args.host
+    if args.port:
+        settings.port = args.port
+
+    async def on_ready(pool: asyncpg.Pool) -> None:
+        if args.demo:
+            async with pool.acquire() as proxy:
+                # The pool lends a proxy that forwards every method to its connection.
+                start = await ensure_demo(cast(asyncpg.Connection, proxy))
+            if start.created:
+                print("Loaded the demo workspace.", flush=True)
+            print_demo_start(start.token, start.member_email, settings)
+
+    app = create_app(settings, on_ready=on_ready)
+    uvicorn.run(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level,
+        proxy_headers=False,
+        http=JsonErrorsProtocol,
+    )
+    return 0

@@ -1,0 +1,42 @@
+"""The app served the way `skillmem serve` serves it (uvicorn, its protocol), on 127.0.0.1."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import uvicorn
+
+from db.pool import api_dsn
+from gateway.app import create_app
+from gateway.http.server import JsonErrorsProtocol
+from gateway.settings import Settings
+
+SERVER_START_SECONDS = 20.0
+
+
+@contextmanager
+def serving(dsn: str) -> Iterator[str]:
+    """The app under uvicorn in a thread (its own loop and pool); its base URL."""
+    app = create_app(
+        Settings(database_url=dsn, database_app_url=api_dsn(dsn), pool_min_size=1, pool_max_size=4)
+    )
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", http=JsonErrorsProtocol)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + SERVER_START_SECONDS
+    while not server.started and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.started, "the app did not start"
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(SERVER_START_SECONDS)
+        sock.close()
