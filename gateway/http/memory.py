@@ -16,6 +16,7 @@ from gateway.http.responses import (
 )
 from resolvers.common import ids
 from resolvers.common.errors import DomainError, Problem, invalid
+from resolvers.common.pages import DEFAULT_PAGE_SIZE
 from resolvers.memory import edits, settings
 from resolvers.memory.reading import Page
 from resolvers.memory.settings import Allowances
@@ -118,7 +119,7 @@ async def get_search(request: Request) -> Response:
     params = request.query_params
     objects = [o.strip() for o in params.get("objects", "memory,skill").split(",") if o.strip()]
     try:
-        first_text = params.get("first", "20")
+        first_text = params.get("first", str(DEFAULT_PAGE_SIZE))
         if not re.fullmatch(r"[0-9]{1,4}", first_text):
             message = f"first is a whole number from 1 to {search.MAX_RESULTS}"
             raise invalid([Problem(message, "first")])

@@ -104,6 +104,7 @@ async def editing(
     is no such page) when they may not read it."""
     if not principal.is_own_session:
         raise why_not_editable(principal)
+    # A savepoint: a refused edit leaves nothing behind though the request's transaction commits.
     async with conn.transaction():
         if page_id is None:
             raise not_found(missing)

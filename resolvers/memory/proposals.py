@@ -58,6 +58,7 @@ async def propose(
         if record_id not in readable:
             raise not_found("record")
     who = actor_of(principal)
+    # A savepoint: a proposal refused past the hourly limit leaves nothing written.
     async with conn.transaction():
         await memory_proposals.lock_proposer(conn, f"{principal.workspace_id}:{who.kind}:{who.id}")
         now = clock.now()

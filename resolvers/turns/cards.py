@@ -15,11 +15,16 @@ CARD_VALUES = 8
 CARD_RELATED = 5
 PROFILE_RECORDS = 3
 MAX_MENTIONS = 20
+CARD_LABEL_MAX_CHARS = 200  # a card's heading; also the longest label a mention may carry
+MENTION_ID_MAX_CHARS = 200
 CARD_SEPARATOR = "\n\n"
 ELLIPSIS = "…"
 
 # A mention in a message: @[Acme](record:<global id>).
-MENTION = re.compile(r"@\[(?P<label>[^\[\]\n]{1,200})\]\(record:(?P<id>[A-Za-z0-9_-]{1,200})\)")
+MENTION = re.compile(
+    rf"@\[(?P<label>[^\[\]\n]{{1,{CARD_LABEL_MAX_CHARS}}})\]"
+    rf"\(record:(?P<id>[A-Za-z0-9_-]{{1,{MENTION_ID_MAX_CHARS}}})\)"
+)
 
 
 def mentioned_ids(message: str) -> list[str]:
@@ -102,7 +107,7 @@ class Card:
 
 def render_card(card: Card) -> str:
     """A card's text form."""
-    lines = [f"## {cut(card.label, 200)} ({card.object_name.lower()})"]
+    lines = [f"## {cut(card.label, CARD_LABEL_MAX_CHARS)} ({card.object_name.lower()})"]
     lines += [f"- {v.title}: {v.value}" for v in card.values]
     if card.related:
         related = ", ".join(f"{cut(r.label, 80)} ({r.object}, {r.attribute})" for r in card.related)
