@@ -61,7 +61,7 @@ from resolvers.skills.archive.write import write_zip
 from resolvers.skills.dormancy import is_dormant
 from resolvers.skills.drive import is_script
 from resolvers.skills.folder import check_folder
-from resolvers.skills.service import SKILL_DIRECTORIES
+from resolvers.skills.reading import SKILL_DIRECTORIES
 from resolvers.skills.skill_md import SkillDraft, render_skill_md
 
 CHECKOUT = Path(__file__).resolve().parent.parent

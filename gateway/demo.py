@@ -15,7 +15,8 @@ from resolvers.common.principals import Principal, issue_token, principal_for_to
 from resolvers.memory import edits, pages, system
 from resolvers.records.workspaces import create_object, create_workspace, grant_standard_roles
 from resolvers.records.write import write_records
-from resolvers.skills import service
+from resolvers.skills import writing
+from resolvers.skills.versions import EXECUTABLE, NewFile
 
 DEMO_WORKSPACE_ID = uuid5(NAMESPACE_URL, "skillmem:demo-workspace")
 DEMO_WORKSPACE_NAME = "Demo"
@@ -223,7 +224,7 @@ async def _load(conn: asyncpg.Connection) -> None:
     written = await write_records(conn, principal, RECORDS)
     by_external = {line["external_id"]: r.id for line, r in zip(RECORDS, written, strict=True)}
     await _load_memory(conn, principal, by_external, alice, scout.id)
-    await service.create_skill(
+    await writing.create_skill(
         conn,
         principal,
         name="invoice-followup",
@@ -231,11 +232,11 @@ async def _load(conn: asyncpg.Connection) -> None:
         "up on or remind about a payment.",
         content=INVOICE_FOLLOWUP,
         files=[
-            service.NewFile(
+            NewFile(
                 "scripts/days-late.sh",
                 b"#!/bin/sh\n# days-late DUE_DATE: how many days an invoice is late\n"
                 b'echo $(( ($(date +%s) - $(date -d "$1" +%s)) / 86400 ))\n',
-                service.EXECUTABLE,
+                EXECUTABLE,
             )
         ],
     )

@@ -18,7 +18,7 @@ from resolvers.common.errors import Problem, invalid
 from resolvers.common.pages import DEFAULT_PAGE_SIZE
 from resolvers.common.principals import Principal
 from resolvers.skills.dormancy import is_dormant
-from resolvers.skills.service import SKILL_DIRECTORIES
+from resolvers.skills.reading import SKILL_DIRECTORIES
 from resolvers.turns.cards import cut
 
 SEARCH_OBJECTS = ("memory", "skill")

@@ -1,1 +1,2 @@
-"""Skills (DESIGN §3): the service, the folder format, the form check, transfer."""
+"""Skills (DESIGN §3): reading and writing them, how a version is made, the folder format, the
+form check, lessons, polish and dormancy, transfer."""

@@ -267,3 +267,27 @@ def _metadata_problems(metadata: object) -> list[Problem]:
         else:
             problems.extend(surrogate_problems(value, field_name, "The value"))
     return problems
+
+
+# What the API stores ---------------------------------------------------------------------------
+
+MAX_BODY_CHARS = 100_000
+# The metadata key by which a sub-skill's folder names its parent: written by export only, read
+# by import, refused from API input.
+PARENT_KEY = "standards-parent"
+
+
+def content_problems(content: object) -> list[Problem]:
+    """Why a body cannot be stored (and exported as SKILL.md), if it cannot."""
+    if isinstance(content, str) and len(content) > MAX_BODY_CHARS:
+        return [Problem(f"must be at most {MAX_BODY_CHARS} characters", field="content")]
+    return body_problems(content, field_name="content")
+
+
+def reserved_problems(extra: object) -> list[Problem]:
+    """Frontmatter the API keeps for itself."""
+    metadata = extra.get("metadata") if isinstance(extra, dict) else None
+    if isinstance(metadata, dict) and PARENT_KEY in metadata:
+        message = f"metadata.{PARENT_KEY} is written on export; file a sub-skill with parent"
+        return [Problem(message, field=f"frontmatter.metadata.{PARENT_KEY}")]
+    return []

@@ -10,24 +10,18 @@ from typing import Any, Literal
 import asyncpg
 
 from db import skills
-from db.skills import SkillRow
+from db.skills import NameRow, SkillRow
 from resolvers.common import clock
 from resolvers.common.errors import DomainError, Problem, invalid
 from resolvers.common.principals import Principal
 from resolvers.skills.archive.members import ArchiveFile, ArchiveFolder
 from resolvers.skills.drive import readable_path
+from resolvers.skills.fields import PARENT_KEY, content_problems
 from resolvers.skills.folder import check_folder
-from resolvers.skills.service import (
-    PARENT_KEY,
-    NewFile,
-    add_version,
-    content_problems,
-    insert_skill,
-    locked_skill,
-    require_skill_right,
-    skill,
-)
+from resolvers.skills.guard import locked_skill, require_skill_right
+from resolvers.skills.reading import skill
 from resolvers.skills.skill_md import SkillDraft, render_skill_md
+from resolvers.skills.versions import NewFile, NewVersion, add_version, insert_skill
 
 EXPORT_PAGE = 500
 MAX_NESTING = 64  # sub-skills of sub-skills: far more than any real tree
@@ -113,6 +107,29 @@ async def import_folders(
     """Create or update one skill per folder, or nothing: every problem of every folder is
     reported at once. A taken name updates that skill only when the caller may update it."""
     await require_skill_right(conn, principal, "create")
+    problems = _request_problems(principal, folders, visibility)
+    planned, found = await _plan_all(folders)
+    problems += found
+    existing = await _existing(conn, principal, planned)
+    problems += await _update_right_problems(conn, principal, planned, existing)
+    problems += _name_problems(planned, existing)
+    ordered, cycles = _parents_first(planned)
+    problems += cycles
+    if problems:
+        raise invalid(problems, "The import was refused: nothing was written.")
+    try:
+        return await _write_all(conn, principal, ordered, existing, visibility)
+    except asyncpg.UniqueViolationError:
+        # Another request took a name between the check and the insert.
+        raise invalid(
+            [Problem("a skill took one of these names meanwhile", field="archive")]
+        ) from None
+
+
+def _request_problems(
+    principal: Principal, folders: list[ArchiveFolder], visibility: str
+) -> list[Problem]:
+    """What is wrong with the import as a whole: no folder, a visibility the caller cannot have."""
     problems: list[Problem] = []
     if not folders:
         problems.append(Problem("the archive holds no skill folder", field="archive"))
@@ -120,26 +137,51 @@ async def import_folders(
         visibility == "private" and principal.person_id is None
     ):
         problems.append(Problem("must be workspace, or private for a person", field="visibility"))
+    return problems
+
+
+async def _plan_all(folders: list[ArchiveFolder]) -> tuple[list[_Planned], list[Problem]]:
+    """Every folder checked and planned, with every problem found."""
     planned: list[_Planned] = []
+    problems: list[Problem] = []
     # Parsing frontmatter is CPU work on hostile input: off the event loop.
     for plan, found in await asyncio.to_thread(lambda: [_plan(f) for f in folders]):
         problems += found
         if plan is not None:
             planned.append(plan)
+    return planned, problems
+
+
+async def _existing(
+    conn: asyncpg.Connection, principal: Principal, planned: list[_Planned]
+) -> dict[str, NameRow]:
+    """The skills already bearing the names imported or named as parents, by name."""
     wanted = sorted({p.name for p in planned} | {p.parent for p in planned if p.parent})
-    existing = {
-        row.name: row
-        for row in await skills.skill_names(
-            conn, wanted, principal.readable_objects, principal.person_id
-        )
-    }
-    importing = {p.name for p in planned}
+    rows = await skills.skill_names(conn, wanted, principal.readable_objects, principal.person_id)
+    return {row.name: row for row in rows}
+
+
+async def _update_right_problems(
+    conn: asyncpg.Connection,
+    principal: Principal,
+    planned: list[_Planned],
+    existing: dict[str, NameRow],
+) -> list[Problem]:
+    """A folder that updates a skill needs the right to update skills."""
     updating = [p.name for p in planned if p.name in existing]
-    if updating:
-        try:
-            await require_skill_right(conn, principal, "update")
-        except DomainError as error:
-            problems.append(Problem(error.message, field=updating[0]))
+    if not updating:
+        return []
+    try:
+        await require_skill_right(conn, principal, "update")
+    except DomainError as error:
+        return [Problem(error.message, field=updating[0])]
+    return []
+
+
+def _name_problems(planned: list[_Planned], existing: dict[str, NameRow]) -> list[Problem]:
+    """Names taken by skills the caller cannot read; parents that name no skill."""
+    importing = {p.name for p in planned}
+    problems: list[Problem] = []
     for item in planned:
         row = existing.get(item.name)
         if row is not None and not row.readable:
@@ -150,59 +192,42 @@ async def import_folders(
             if item.parent == item.name or not known:
                 message = f"metadata.{PARENT_KEY} names no skill: {item.parent}"
                 problems.append(Problem(message, field=f"{item.name}/SKILL.md"))
-    ordered, cycles = _parents_first(planned)
-    problems += cycles
-    if problems:
-        raise invalid(problems, "The import was refused: nothing was written.")
-
-    try:
-        return await _write_all(conn, principal, ordered, existing, visibility)
-    except asyncpg.UniqueViolationError:
-        # Another request took a name between the check and the insert.
-        raise invalid(
-            [Problem("a skill took one of these names meanwhile", field="archive")]
-        ) from None
+    return problems
 
 
 async def _write_all(
     conn: asyncpg.Connection,
     principal: Principal,
     ordered: list[_Planned],
-    existing: dict[str, Any],
+    existing: dict[str, NameRow],
     visibility: str,
 ) -> list[ImportResult]:
     results: list[ImportResult] = []
+    # A savepoint: a name taken meanwhile rolls back the whole import, then is reported.
     async with conn.transaction():
         # Per skill written: its new contents in one statement, its file list in one more.
         for item in ordered:
-            results.append(await _write(conn, principal, item, item.name in existing, visibility))
+            if item.name in existing:
+                results.append(await _update(conn, principal, item))
+            else:
+                results.append(await _create(conn, principal, item, visibility))
     return results
 
 
-async def _write(
-    conn: asyncpg.Connection,
-    principal: Principal,
-    item: _Planned,
-    exists: bool,
-    visibility: str,
+async def _create(
+    conn: asyncpg.Connection, principal: Principal, item: _Planned, visibility: str
 ) -> ImportResult:
-    if not exists:
-        parent = await skill(conn, principal, item.parent) if item.parent else None
-        skill_id = await insert_skill(conn, principal, item.name, visibility, parent, source=None)
-        await skills.insert_blobs(conn, {f.sha256: f.content for f in item.files})
-        await add_version(
-            conn,
-            principal,
-            skill_id,
-            1,
-            item.description,
-            item.body,
-            item.extra,
-            item.files,
-            None,
-            blobs_stored=True,
-        )
-        return ImportResult(item.name, "create", 1)
+    parent = await skill(conn, principal, item.parent) if item.parent else None
+    skill_id = await insert_skill(conn, principal, item.name, visibility, parent, source=None)
+    await skills.insert_blobs(conn, {f.sha256: f.content for f in item.files})
+    first = NewVersion(
+        skill_id, 1, item.description, item.body, item.extra, files=item.files, blobs_stored=True
+    )
+    await add_version(conn, principal, first)
+    return ImportResult(item.name, "create", 1)
+
+
+async def _update(conn: asyncpg.Connection, principal: Principal, item: _Planned) -> ImportResult:
     found = await locked_skill(conn, principal, item.name)
     moved = item.parent != found.parent_name
     if moved:
@@ -218,25 +243,21 @@ async def _write(
     )
     if same_text and current == incoming:
         return ImportResult(item.name, "update" if moved else "unchanged", found.version)
-    version = found.latest_version + 1
     stored = {sha256 for _, sha256, _ in current}
     await skills.insert_blobs(
         conn, {f.sha256: f.content for f in item.files if f.sha256 not in stored}
     )
-    await add_version(
-        conn,
-        principal,
-        found.id,
-        version,
-        item.description,
-        item.body,
-        item.extra,
-        item.files,
+    version = NewVersion.after(
         found,
+        description=item.description,
+        body=item.body,
+        extra=item.extra,
+        files=item.files,
         drop=[path for path, _, _ in current],
         blobs_stored=True,
     )
-    return ImportResult(item.name, "update", version)
+    await add_version(conn, principal, version)
+    return ImportResult(item.name, "update", version.number)
 
 
 async def _refile(

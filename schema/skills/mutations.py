@@ -10,7 +10,8 @@ from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from resolvers.common.errors import Problem, invalid
-from resolvers.skills import service
+from resolvers.skills import writing
+from resolvers.skills.versions import EXECUTABLE, REGULAR, NewFile
 from schema.context import Context
 from schema.records.types import Visibility
 from schema.skills.queries import skill_node
@@ -53,7 +54,7 @@ def _content(text: str | None, content_base64: str | None) -> bytes:
 class SkillsMutation:
     @strawberry.mutation(description="Create a skill (version 1).")
     async def create_skill(self, info: Info[Context, None], input: CreateSkillInput) -> Skill:
-        row = await service.create_skill(
+        row = await writing.create_skill(
             info.context.conn,
             info.context.principal,
             name=input.name,
@@ -69,7 +70,7 @@ class SkillsMutation:
     async def update_skill(
         self, info: Info[Context, None], name: str, input: UpdateSkillInput
     ) -> Skill:
-        row = await service.update_skill(
+        row = await writing.update_skill(
             info.context.conn,
             info.context.principal,
             name,
@@ -90,27 +91,27 @@ class SkillsMutation:
         executable: bool = False,
     ) -> Skill:
         content = _content(text, content_base64)
-        mode = service.EXECUTABLE if executable else service.REGULAR
-        row = await service.put_skill_file(
-            info.context.conn, info.context.principal, name, service.NewFile(path, content, mode)
+        mode = EXECUTABLE if executable else REGULAR
+        row = await writing.put_skill_file(
+            info.context.conn, info.context.principal, name, NewFile(path, content, mode)
         )
         return skill_node(row, info)
 
     @strawberry.mutation(description="A new version without one file.")
     async def delete_skill_file(self, info: Info[Context, None], name: str, path: str) -> Skill:
-        row = await service.delete_skill_file(info.context.conn, info.context.principal, name, path)
+        row = await writing.delete_skill_file(info.context.conn, info.context.principal, name, path)
         return skill_node(row, info)
 
     @strawberry.mutation(description="Delete a skill and its versions.")
     async def delete_skill(self, info: Info[Context, None], name: str) -> bool:
-        await service.delete_skill(info.context.conn, info.context.principal, name)
+        await writing.delete_skill(info.context.conn, info.context.principal, name)
         return True
 
     @strawberry.mutation(description="Count a use of a skill, with an optional lesson.")
     async def record_skill_use(
         self, info: Info[Context, None], name: str, lesson: str | None = None
     ) -> Skill:
-        row = await service.record_skill_use(
+        row = await writing.record_skill_use(
             info.context.conn, info.context.principal, name, lesson
         )
         return skill_node(row, info)
@@ -119,5 +120,5 @@ class SkillsMutation:
         description="Fold the waiting lessons into a new body, if the guards allow."
     )
     async def polish_skill(self, info: Info[Context, None], name: str) -> Skill:
-        row = await service.polish_skill(info.context.conn, info.context.principal, name)
+        row = await writing.polish_skill(info.context.conn, info.context.principal, name)
         return skill_node(row, info)

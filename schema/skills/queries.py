@@ -8,7 +8,7 @@ from strawberry.types import Info
 from db.skills import SkillRow
 from resolvers.common import ids
 from resolvers.common.pages import DEFAULT_PAGE_SIZE, check_page_size
-from resolvers.skills import service
+from resolvers.skills import reading
 from schema.context import Context
 from schema.records.types import PageInfo
 from schema.skills.types import (
@@ -47,7 +47,7 @@ class SkillsQuery:
         size = check_page_size(first)
         after_name = ids.decode_text_cursor(after) if after else None
         where = filter or SkillFilter()
-        rows, more = await service.skills_page(
+        rows, more = await reading.skills_page(
             info.context.conn,
             info.context.principal,
             first=size,
@@ -72,7 +72,7 @@ class SkillsQuery:
     async def skill(
         self, info: Info[Context, None], name: str, version: int | None = None
     ) -> Skill | None:
-        row = await service.skill(info.context.conn, info.context.principal, name, version)
+        row = await reading.skill(info.context.conn, info.context.principal, name, version)
         return skill_node(row, info)
 
     @strawberry.field(description="Reading skill:<name>: its body, folder and file list.")
@@ -83,7 +83,7 @@ class SkillsQuery:
         version: int | None = None,
         target: SkillTarget = SkillTarget.SANDBOX,
     ) -> SkillActivation | None:
-        value = await service.activation(
+        value = await reading.activation(
             info.context.conn, info.context.principal, name, version, target.value
         )
         return SkillActivation.from_row(value)
@@ -92,17 +92,17 @@ class SkillsQuery:
     async def skill_file(
         self, info: Info[Context, None], name: str, path: str, version: int | None = None
     ) -> SkillFileContent | None:
-        row, content = await service.skill_file(
+        row, content = await reading.skill_file(
             info.context.conn, info.context.principal, name, path, version
         )
         return SkillFileContent.from_row(row, content)
 
     @strawberry.field(description="The skills a model's prompt lists (dormant ones bare).")
     async def skill_catalog(self, info: Info[Context, None]) -> list[SkillCatalogEntry]:
-        entries = await service.catalog(info.context.conn, info.context.principal)
+        entries = await reading.catalog(info.context.conn, info.context.principal)
         return [SkillCatalogEntry.from_row(e) for e in entries]
 
     @strawberry.field(description="The L1 form checks of a skill, each passed or failed with why.")
     async def skill_form_check(self, info: Info[Context, None], name: str) -> list[SkillFormCheck]:
-        checks = await service.skill_form_check(info.context.conn, info.context.principal, name)
+        checks = await reading.skill_form_check(info.context.conn, info.context.principal, name)
         return [SkillFormCheck.from_row(c) for c in checks]

@@ -13,10 +13,10 @@ from strawberry.types import Info
 
 from db.skills import FileRow, SkillRow, VersionRow
 from resolvers.common import clock, ids
-from resolvers.skills import service
+from resolvers.skills import reading
 from resolvers.skills.dormancy import is_dormant
 from resolvers.skills.form import FormCheck
-from resolvers.skills.service import Activation, CatalogEntry, script_flag
+from resolvers.skills.reading import Activation, CatalogEntry, script_flag
 from schema.context import Context
 from schema.records.types import PageInfo, Visibility
 
@@ -186,21 +186,21 @@ class Skill:
 
     @strawberry.field(description="The files of the version read, never their content.")
     async def files(self, info: Info[Context, None]) -> list[SkillFile]:
-        return [SkillFile.from_row(f) for f in await service.files(info.context.conn, self.row)]
+        return [SkillFile.from_row(f) for f in await reading.files(info.context.conn, self.row)]
 
     @strawberry.field(description="Every version, newest first.")
     async def versions(self, info: Info[Context, None]) -> list[SkillVersion]:
-        rows = await service.versions(info.context.conn, self.row)
+        rows = await reading.versions(info.context.conn, self.row)
         return [SkillVersion.from_row(v) for v in rows]
 
     @strawberry.field(description="The names of its sub-skills.")
     async def sub_skills(self, info: Info[Context, None]) -> list[str]:
         context = info.context
-        return await service.sub_skills(context.conn, context.principal, self.row)
+        return await reading.sub_skills(context.conn, context.principal, self.row)
 
     @strawberry.field(description="Lessons waiting to be folded into the body by polish.")
     async def lessons(self, info: Info[Context, None]) -> list[SkillLesson]:
-        waiting = await service.lessons(info.context.conn, self.row)
+        waiting = await reading.lessons(info.context.conn, self.row)
         return [SkillLesson(day=x.day, text=x.text) for x in waiting]
 
 

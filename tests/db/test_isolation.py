@@ -20,7 +20,8 @@ from resolvers.common import ids
 from resolvers.common.principals import principal_for_token, token_hash
 from resolvers.memory import proposals, settings
 from resolvers.records.workspaces import create_object, grant_standard_roles
-from resolvers.skills import service
+from resolvers.skills import writing
+from resolvers.skills.versions import NewFile
 from resolvers.turns import turns
 from tests.factories import Workspace, codes, gql, load_records, make_page
 
@@ -82,14 +83,14 @@ async def fill(pool: asyncpg.Pool, ws: Workspace, prefix: str) -> list[str]:
         await insert_actor(conn, "routine", uuid.uuid4(), f"{prefix} nightly", ws.members["admin"])
         admin = await principal_for_token(conn, ws.tokens["admin"])
         assert admin is not None
-        await service.create_skill(
+        await writing.create_skill(
             conn,
             admin,
             name="house-style",
             description=f"How {prefix} writes.",
-            files=[service.NewFile("references/tone.md", f"Tone of {prefix}.".encode())],
+            files=[NewFile("references/tone.md", f"Tone of {prefix}.".encode())],
         )
-        await service.record_skill_use(conn, admin, "house-style", "Keep it short.")
+        await writing.record_skill_use(conn, admin, "house-style", "Keep it short.")
     loaded = await load_records(
         pool,
         ws.tokens["member"],

@@ -17,7 +17,7 @@ from resolvers.common import ids
 from resolvers.common.errors import Code, DomainError
 from resolvers.common.principals import principal_for_token
 from resolvers.records.workspaces import create_object, grant_standard_roles
-from resolvers.skills import service
+from resolvers.skills import writing
 from tests.factories import codes, gql, make_page, write_page
 from tests.memory.pages_api import (
     BY_RECORD,
@@ -380,7 +380,7 @@ async def test_no_page_on_a_satellite_a_document_or_a_skill(client, pool, ws, ob
         async with pool.acquire() as conn, conn.transaction():
             member = await principal_for_token(conn, ws.tokens["member"])
             assert member is not None
-            row = await service.create_skill(
+            row = await writing.create_skill(
                 conn, member, name="chase-invoices", description="Chase an unpaid invoice."
             )
         gid, local = ws.gid(row.id), row.id

@@ -1,10 +1,14 @@
-"""Dormancy reads the times skills keep, and those times come from the one clock (DESIGN §1)."""
+"""Dormancy: the rule at its boundary (pure); it reads the times skills keep, and those times come
+from the one clock (DESIGN §1)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from resolvers.common import clock
+from resolvers.skills.dormancy import is_dormant
 from tests.factories import gql
 from tests.skills.test_service import UPDATE, create
 
@@ -57,3 +61,30 @@ async def test_a_skill_left_alone_on_the_clock_turns_dormant(client, ws):
         assert dormant == [{"name": "invoice-followup", "description": None, "dormant": True}]
     finally:
         clock.set_clock(None)
+
+
+# The rule at its boundary ----------------------------------------------------------------------
+
+NOW = datetime(2024, 6, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("uses", "age", "dormant"),
+    [
+        (0, timedelta(days=20, hours=23, minutes=59), False),
+        (0, timedelta(days=21), True),
+        (0, timedelta(days=90), True),
+        (1, timedelta(days=20, hours=23, minutes=59), False),
+        (1, timedelta(days=21), False),
+        (5, timedelta(days=365), False),
+        (0, timedelta(0), False),
+    ],
+)
+def test_dormancy(uses, age, dormant):
+    assert is_dormant(uses, NOW - age, NOW) is dormant
+
+
+def test_dormancy_with_naive_datetimes():
+    now = datetime(2024, 6, 1)
+    assert is_dormant(0, now - timedelta(days=21), now)
+    assert not is_dormant(0, now - timedelta(days=21) + timedelta(microseconds=1), now)

@@ -8,7 +8,7 @@ from resolvers.common.errors import DomainError
 from resolvers.skills.archive.read import read_archive
 from resolvers.skills.drive import file_path_problems
 from resolvers.skills.paths import fold, path_faults
-from tests.skills.test_archive import make_zip
+from tests.skills.archive.archives import make_zip
 
 
 def test_the_fold_is_unicodes_canonical_caseless_match():

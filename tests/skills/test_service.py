@@ -249,16 +249,17 @@ async def test_a_sub_skill_takes_its_parents_access(client, ws):
 
 async def test_a_file_past_the_500th_or_too_deep_is_refused(client, pool, ws):
     from resolvers.common.principals import principal_for_token
-    from resolvers.skills import service
+    from resolvers.skills import writing
+    from resolvers.skills.versions import NewFile
 
     async with pool.acquire() as conn, conn.transaction():
         member = await principal_for_token(conn, ws.tokens["member"])
-        await service.create_skill(
+        await writing.create_skill(
             conn,
             member,
             name="many-files",
             description="Five hundred files.",
-            files=[service.NewFile(f"assets/f{i:03}.txt", b"x") for i in range(500)],
+            files=[NewFile(f"assets/f{i:03}.txt", b"x") for i in range(500)],
         )
     put = {"name": "many-files", "text": "y", "x": False}
     past = await gql(client, ws.tokens["member"], PUT_FILE, {**put, "path": "assets/one-more.txt"})

@@ -27,7 +27,7 @@ from resolvers.skills.drive import file_path_problems
 from resolvers.skills.fields import SKILL_TEMPLATE
 from resolvers.skills.folder import check_folder
 from resolvers.skills.skill_md import SkillDraft, parse_skill_md, render_skill_md
-from tests.skills.test_folder import DRAFTS
+from tests.skills.folders import DRAFTS
 
 AGENTSKILLS = Path(sys.executable).with_name("agentskills")
 

@@ -29,7 +29,7 @@ from resolvers.skills.archive.limits import MAX_ARCHIVE_BYTES
 from resolvers.skills.fields import RESERVED_NAMES
 from resolvers.skills.skill_md import parse_skill_md
 from tests.factories import Workspace, codes, gql, split
-from tests.skills.test_archive import Raw, raw_entry, raw_zip
+from tests.skills.archive.archives import Raw, raw_entry, raw_zip
 
 MB = 1024 * 1024
 # A folder's files: path inside the folder -> (bytes, mode).

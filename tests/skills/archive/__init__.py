@@ -1,0 +1,1 @@
+"""The archive reader and writers (resolvers/skills/archive)."""
