@@ -1,17 +1,11 @@
 -- name: skill_by_name
 -- A skill the caller may read, at a version ($2, NULL for the latest), with that version.
-SELECT s.id, s.name, s.parent_id, p.name AS parent_name, s.latest_version, s.use_count,
-       s.last_used_at, s.source, s.created_at, s.updated_at, r.visibility, r.owner_member_id,
-       v.version, v.description, v.content, v.extra_frontmatter, v.author_kind, v.author_name,
-       v.created_at AS version_created_at
-  FROM skills s
-  JOIN records r ON r.workspace_id = s.workspace_id AND r.id = s.id
-  JOIN skill_versions v
-    ON v.workspace_id = s.workspace_id AND v.skill_id = s.id
-   AND v.version = COALESCE($2, s.latest_version)
-  LEFT JOIN skills p ON p.workspace_id = s.workspace_id AND p.id = s.parent_id
- WHERE s.name = $1
-   AND record_readable(r, $3, $4);
+SELECT id, name, parent_id, parent_name, latest_version, use_count, last_used_at, source,
+       created_at, updated_at, visibility, owner_member_id, version, description, content,
+       extra_frontmatter, author_kind, author_name, version_created_at
+  FROM skill_rows
+ WHERE name = $1 AND version = COALESCE($2, latest_version)
+   AND record_readable(record, $3, $4);
 
 -- name: skill_activation
 -- A readable skill at a version with its files (never their content) and the names of its
@@ -52,20 +46,15 @@ SELECT s.name, v.description, s.use_count, s.updated_at
 -- name: skills_page
 -- Readable skills in name order after a name, optionally whose name contains a text or whose
 -- parent is a skill; with their latest version.
-SELECT s.id, s.name, s.parent_id, p.name AS parent_name, s.latest_version, s.use_count,
-       s.last_used_at, s.source, s.created_at, s.updated_at, r.visibility, r.owner_member_id,
-       v.version, v.description, v.content, v.extra_frontmatter, v.author_kind, v.author_name,
-       v.created_at AS version_created_at
-  FROM skills s
-  JOIN records r ON r.workspace_id = s.workspace_id AND r.id = s.id
-  JOIN skill_versions v
-    ON v.workspace_id = s.workspace_id AND v.skill_id = s.id AND v.version = s.latest_version
-  LEFT JOIN skills p ON p.workspace_id = s.workspace_id AND p.id = s.parent_id
- WHERE s.name > $3
-   AND record_readable(r, $1, $2)
-   AND ($5::text IS NULL OR strpos(s.name, lower($5)) > 0)
-   AND ($6::text IS NULL OR p.name = $6)
- ORDER BY s.name
+SELECT id, name, parent_id, parent_name, latest_version, use_count, last_used_at, source,
+       created_at, updated_at, visibility, owner_member_id, version, description, content,
+       extra_frontmatter, author_kind, author_name, version_created_at
+  FROM skill_rows
+ WHERE name > $3 AND version = latest_version
+   AND record_readable(record, $1, $2)
+   AND ($5::text IS NULL OR strpos(name, lower($5)) > 0)
+   AND ($6::text IS NULL OR parent_name = $6)
+ ORDER BY name
  LIMIT $4;
 
 -- name: skill_names

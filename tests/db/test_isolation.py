@@ -345,6 +345,34 @@ async def test_acting_as_a_workspace_sees_only_its_rows(pool, owner, two):
             assert row["every"] == row["own"] == await rows_by_workspace(owner, table, a.id), table
 
 
+VIEWS_SQL = """
+SELECT c.relname AS name, COALESCE(c.reloptions, '{}') AS options FROM pg_class c
+  JOIN pg_namespace n ON n.oid = c.relnamespace
+ WHERE n.nspname = 'public' AND c.relkind = 'v'
+ ORDER BY c.relname
+"""
+
+
+async def test_every_view_runs_as_its_caller_and_shows_one_workspace(pool, owner, two):
+    """A view runs as its owner unless security_invoker is set: then it would read every
+    workspace. Each view is security_invoker, and acting as one workspace it shows only it."""
+    a, b = two
+    views = await owner.fetch(VIEWS_SQL)
+    assert [v["name"] for v in views] == ["skill_rows"]
+    for view in views:
+        assert "security_invoker=true" in view["options"], view["name"]
+        assert await rows_by_workspace(owner, view["name"], a.id) > 0, view["name"]
+        assert await rows_by_workspace(owner, view["name"], b.id) > 0, view["name"]
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("SELECT app_begin_workspace($1)", a.id)
+        for view in views:
+            theirs = await conn.fetchval(
+                f'SELECT count(*) FROM "{view["name"]}" WHERE workspace_id = $1',  # noqa: S608
+                b.id,
+            )
+            assert theirs == 0, view["name"]
+
+
 async def test_without_a_workspace_every_table_is_empty(pool, owner, two):
     tables = await workspace_tables(owner)
     async with pool.acquire() as conn, conn.transaction():
