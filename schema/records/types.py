@@ -25,6 +25,10 @@ class Visibility(Enum):
     PRIVATE = "private"
 
 
+# By stored value: a dict lookup, cheaper than Visibility(value) for every record of a page.
+VISIBILITIES = {v.value: v for v in Visibility}
+
+
 @strawberry.enum
 class ObjectKind(Enum):
     CUSTOM = "custom"
@@ -147,7 +151,7 @@ class Record:
             object=row.object,
             label=row.label,
             values=JSON(row.values),
-            visibility=Visibility(row.visibility),
+            visibility=VISIBILITIES[row.visibility],
             created_at=row.created_at,
             updated_at=row.updated_at,
             row=row,

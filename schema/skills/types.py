@@ -18,7 +18,7 @@ from resolvers.skills.dormancy import is_dormant
 from resolvers.skills.form import FormCheck
 from resolvers.skills.reading import Activation, CatalogEntry, script_flag
 from schema.context import Context
-from schema.records.types import PageInfo, Visibility
+from schema.records.types import VISIBILITIES, PageInfo, Visibility
 
 
 @strawberry.enum
@@ -171,7 +171,7 @@ class Skill:
             description=row.description,
             content=row.content,
             extra_frontmatter=JSON(row.extra_frontmatter),
-            visibility=Visibility(row.visibility),
+            visibility=VISIBILITIES[row.visibility],
             version=row.version,
             latest_version=row.latest_version,
             parent=row.parent_name,
