@@ -1,1 +1,1 @@
-"""PostgreSQL access: pool, migrations, named queries, DataLoaders, the embedded server."""
+"""PostgreSQL access: pool, migrations, named queries, the embedded server."""
