@@ -7,9 +7,10 @@ from pathlib import Path
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from gateway.http.body import BODY_READ_TIMEOUT_SECONDS
-
 CHECKOUT = Path(__file__).resolve().parent.parent
+# How long a client may take to send a body before its request is answered 408 (plus time for a
+# large declared upload: gateway/http/body.py).
+BODY_READ_TIMEOUT_SECONDS = 30.0
 
 
 class Settings(BaseSettings):

@@ -20,14 +20,15 @@ import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway.http.body import (
-    BODY_READ_TIMEOUT_SECONDS,
-    MAX_REQUEST_BODY_BYTES,
     BodyRefused,
+    body_cap,
     read_body,
+    read_deadline,
     replay,
 )
 from gateway.http.nul import json_body_nul_problems, refuse_nul
 from gateway.http.responses import CONTENT_LENGTH
+from gateway.settings import BODY_READ_TIMEOUT_SECONDS
 from resolvers.common.errors import Code, Problem
 from resolvers.common.principals import principal_for_token
 from schema.errors import DB_DOWN, error_body
@@ -85,6 +86,10 @@ def _query_params(scope: Scope) -> list[tuple[str, str]]:
     return parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
 
 
+# Routes whose body is not a plain route's JSON.
+NOT_JSON_BODIES = ("/graphql", "/skills/import")
+
+
 class PrincipalMiddleware:
     def __init__(
         self,
@@ -130,13 +135,14 @@ class PrincipalMiddleware:
 
     async def body(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
         """The body, read before any connection is taken; None once refused (answered)."""
-        if _declared_length(scope) > MAX_REQUEST_BODY_BYTES:
-            refusal = BodyRefused(
-                413, f"The request body is larger than {MAX_REQUEST_BODY_BYTES} bytes."
-            )
+        limit = body_cap(scope["path"])
+        declared = _declared_length(scope)
+        if declared > limit:
+            refusal = BodyRefused(413, f"The request body is larger than {limit} bytes.")
         else:
             try:
-                body = await read_body(receive, MAX_REQUEST_BODY_BYTES, self.body_read_timeout)
+                deadline = read_deadline(self.body_read_timeout, declared)
+                body = await read_body(receive, limit, deadline)
             except BodyRefused as error:
                 refusal = error
             else:
@@ -151,8 +157,9 @@ class PrincipalMiddleware:
 
     @staticmethod
     def nul_problems(scope: Scope, body: bytes) -> list[Problem]:
-        """Where a plain route's JSON body holds NUL (GraphQL checks its own arguments)."""
-        if scope["path"] == "/graphql":
+        """Where a plain route's JSON body holds NUL (GraphQL checks its own arguments; an
+        archive's entry names are checked by the archive reader, its contents are files)."""
+        if scope["path"] in NOT_JSON_BODIES:
             return []
         content_type = _header(scope, b"content-type").split(";")[0].strip().lower()
         return json_body_nul_problems(body, content_type)

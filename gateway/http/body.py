@@ -7,12 +7,32 @@ import asyncio
 
 from starlette.types import Message, Receive
 
+from gateway.http.graphql import MAX_BODY_BYTES as MAX_GRAPHQL_BODY_BYTES
+from gateway.http.records import MAX_RECORDS_BODY_BYTES
+from gateway.http.responses import MAX_JSON_BODY_BYTES
 from resolvers.skills.archive.limits import MAX_ARCHIVE_BYTES
 
-# The largest body any route accepts (an archive upload); each route then applies its own cap.
-MAX_REQUEST_BODY_BYTES = MAX_ARCHIVE_BYTES
-# How long a client may take to send a whole body (settings: body_read_timeout).
-BODY_READ_TIMEOUT_SECONDS = 30.0
+# Each route's cap on its body, read before anything else: a route not named takes a small JSON
+# body (settings, preferences, a souvenir's deletion, export options).
+ROUTE_BODY_CAPS = {
+    "/graphql": MAX_GRAPHQL_BODY_BYTES,
+    "/v1/records": MAX_RECORDS_BODY_BYTES,
+    "/skills/import": MAX_ARCHIVE_BYTES,
+}
+# A body may take the settings' body_read_timeout, plus one second for each
+# MIN_UPLOAD_BYTES_PER_SECOND it declares: an honest slow upload of a large archive arrives, an
+# endless one does not.
+MIN_UPLOAD_BYTES_PER_SECOND = 64 * 1024
+
+
+def body_cap(path: str) -> int:
+    """The most bytes the route at ``path`` accepts."""
+    return ROUTE_BODY_CAPS.get(path, MAX_JSON_BODY_BYTES)
+
+
+def read_deadline(seconds: float, declared_length: int) -> float:
+    """Seconds a body of ``declared_length`` bytes (0: not declared) may take to arrive."""
+    return seconds + declared_length / MIN_UPLOAD_BYTES_PER_SECOND
 
 
 class BodyRefused(Exception):

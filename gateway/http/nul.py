@@ -94,20 +94,32 @@ def refuse_nul(problems: list[Problem], where: str) -> DomainError | None:
 def json_body_nul_problems(body: bytes, content_type: str) -> list[Problem]:
     """Where a JSON (or JSON-lines) body's text holds NUL; in a list or in JSON lines each item
     is a line (numbered from 1), as the bulk routes number them. JSON can only spell NUL as the
-    escape ``\\u0000``, so a body without it is passed at the cost of one byte search; a body
-    that is not JSON is left to its route to refuse."""
+    escape ``\\u0000``, so a body without it is passed at the cost of one byte search. The body
+    is read both ways, its declared type's first, whatever that type says: a route may parse it
+    as the other. One that spells NUL and parses neither way is refused whole."""
     if b"\\u0000" not in body:
         return []
-    try:
-        if content_type in JSON_LINES:
-            lines = [orjson.loads(line) if line.strip() else None for line in body.splitlines()]
-        else:
-            parsed = orjson.loads(body)
-            if not isinstance(parsed, list):
-                return [Problem(NUL_MESSAGE, path or None) for path in nul_paths(parsed)]
-            lines = parsed
-    except orjson.JSONDecodeError:
-        return []
+    readings = (_as_lines, _as_json) if content_type in JSON_LINES else (_as_json, _as_lines)
+    for reading in readings:
+        try:
+            return reading(body)
+        except orjson.JSONDecodeError:
+            continue
+    return [Problem(NUL_MESSAGE)]
+
+
+def _as_json(body: bytes) -> list[Problem]:
+    parsed = orjson.loads(body)
+    if not isinstance(parsed, list):
+        return [Problem(NUL_MESSAGE, path or None) for path in nul_paths(parsed)]
+    return _numbered(parsed)
+
+
+def _as_lines(body: bytes) -> list[Problem]:
+    return _numbered([orjson.loads(line) if line.strip() else None for line in body.splitlines()])
+
+
+def _numbered(lines: list[Any]) -> list[Problem]:
     return [
         Problem(NUL_MESSAGE, path or None, line=number)
         for number, line in enumerate(lines, start=1)

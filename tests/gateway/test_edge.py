@@ -4,6 +4,7 @@ slow bodies, request ids with control characters."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import socket
 import time
 from collections.abc import AsyncIterator
@@ -14,7 +15,12 @@ import pytest
 
 from db.pool import create_pool
 from gateway.app import create_app
+from gateway.http.body import read_deadline
+from gateway.http.graphql import MAX_BODY_BYTES as MAX_GRAPHQL_BODY_BYTES
+from gateway.http.records import MAX_RECORDS_BODY_BYTES
+from gateway.http.responses import MAX_JSON_BODY_BYTES
 from gateway.settings import Settings
+from resolvers.skills.archive.limits import MAX_ARCHIVE_BYTES
 from tests.factories import codes, gql
 from tests.gateway.server import serving
 
@@ -120,6 +126,86 @@ async def test_nul_in_export_names_is_refused(client, ws):
     )
     assert response.status_code == 400, response.text
     assert problem_fields(response) == ["names.0"]
+
+
+async def test_nul_in_a_json_body_sent_as_json_lines_is_refused(client, ws):
+    """The route reads its body as JSON whatever type it declares: the NUL check reads it both
+    ways (a pretty-printed object declared as JSON lines reached PostgreSQL: 500)."""
+    response = await client.post(
+        "/skills/export",
+        content=b'{\n "names": ["a\\u0000"]\n}',
+        headers={**auth(ws.tokens["admin"]), "content-type": "application/x-ndjson"},
+    )
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["code"] == "SCHEMA_VALIDATION_FAILED"
+    assert problem_fields(response) == ["names.0"]
+
+
+async def test_a_json_body_spelling_nul_that_parses_neither_way_is_refused(client, ws):
+    response = await client.patch(
+        "/tenant/settings",
+        content=b'{"memoryPersonMonthlyLimitUsd": "\\u0000',
+        headers={**auth(ws.tokens["admin"]), "content-type": "application/json"},
+    )
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["code"] == "SCHEMA_VALIDATION_FAILED"
+
+
+async def test_nul_in_a_skills_cursor_is_refused(client, ws):
+    """A cursor decodes to text on the server: one holding NUL is not a cursor (it reached
+    PostgreSQL: 500)."""
+    cursor = base64.urlsafe_b64encode(b"after:a\x00b").decode().rstrip("=")
+    response = await gql(
+        client,
+        ws.tokens["admin"],
+        "query($c: String) { skills(after: $c) { edges { cursor } } }",
+        {"c": cursor},
+    )
+    assert codes(response) == ["SCHEMA_VALIDATION_FAILED"], response.text
+
+
+@pytest.mark.parametrize(
+    ("path", "method", "cap"),
+    [
+        ("/tenant/settings", "PATCH", MAX_JSON_BODY_BYTES),
+        ("/graphql", "POST", MAX_GRAPHQL_BODY_BYTES),
+        ("/v1/records", "POST", MAX_RECORDS_BODY_BYTES),
+    ],
+)
+async def test_a_body_past_its_routes_cap_is_refused_before_it_is_read(
+    client, ws, path, method, cap
+):
+    """Each route's own cap applies before the body is read (not the largest route's), with a
+    token or without a valid one: a declared length past it is refused unread, a streamed body
+    is read no further than the cap."""
+    consumed = 0
+
+    async def stream() -> AsyncIterator[bytes]:
+        nonlocal consumed
+        for _ in range(cap // 65536 + 10):
+            consumed += 65536
+            yield b" " * 65536
+
+    declared = {"content-length": str(cap + 1), "content-type": "application/json"}
+    for token in (ws.tokens["viewer"], "smk_not_a_token"):
+        response = await client.request(
+            method, path, content=b" " * (cap + 1), headers={**auth(token), **declared}
+        )
+        assert response.status_code == 413, response.text
+        assert f"larger than {cap} bytes" in response.text
+    response = await client.request(
+        method,
+        path,
+        content=stream(),
+        headers={**auth(ws.tokens["viewer"]), "content-type": "application/json"},
+    )
+    assert response.status_code == 413, response.text
+    assert consumed <= cap + 2 * 65536
+
+
+def test_a_large_declared_upload_gets_time_to_arrive():
+    assert read_deadline(30.0, 0) == 30.0
+    assert read_deadline(30.0, MAX_ARCHIVE_BYTES) >= 30.0 + MAX_ARCHIVE_BYTES / (64 * 1024)
 
 
 async def test_a_request_id_with_control_characters_is_replaced(client, ws):
