@@ -65,7 +65,7 @@ def page_data(workspace_id: UUID, rows: list[asyncpg.Record], first: int) -> dic
             if parent is not None
             else None
         )
-        edges.append({"cursor": encode_cursor(row["id"]), "node": node})
+        edges.append({"cursor": encode_cursor(row["id"], row["created_at"]), "node": node})
     return {"records": {"edges": edges}}
 
 

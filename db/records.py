@@ -155,13 +155,14 @@ async def records_page(
     person: UUID | None,
     *,
     after: UUID | None,
+    after_created_at: datetime | None = None,
     limit: int,
     label_contains: str | None = None,
     values_contain: dict[str, Any] | None = None,
     related_to: UUID | None = None,
 ) -> list[RecordRow]:
-    """Readable records of one object in creation order, after the record ``after`` (from
-    the start when None), with their readable relations."""
+    """Readable records of one object in creation order, after the record ``after`` created at
+    ``after_created_at`` (from the start when None), with their readable relations."""
     rows = await conn.fetch(
         Q["records_page"],
         object_slug,
@@ -172,6 +173,7 @@ async def records_page(
         label_contains,
         values_contain,
         related_to,
+        after_created_at,
     )
     return [_record(row) for row in rows]
 

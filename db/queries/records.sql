@@ -27,19 +27,27 @@ SELECT app_workspace_id(), $1, $2, $3, $4, t.id, $6, $7
   LEFT JOIN objects t ON t.slug = $5;
 
 -- name: records_page
--- Records of one object the caller may read, in creation order after the record $4 (a cursor
--- names a record, never a sequence number other workspaces move; a record since deleted ends
--- the list), with their readable relations;
--- optionally only those whose label contains a text, whose values contain a JSON object, or
--- that point to a record (one the caller may read: an unreadable one matches like a missing one).
+-- Records of one object the caller may read, in creation order after the record $4 created at
+-- $9 (a cursor names a record, never a sequence number other workspaces move; once that record
+-- is deleted the list goes on after the last one created no later), with their readable
+-- relations; optionally only those whose label contains a text, whose values contain a JSON
+-- object, or that point to a record (one the caller may read: an unreadable one matches like a
+-- missing one).
 WITH page AS (
     SELECT r.id, r.seq, r.label, r."values", r.visibility, r.owner_member_id, r.created_at,
            r.updated_at
       FROM records r
      WHERE r.object_id = (SELECT o.id FROM objects o WHERE o.slug = $1)
-       AND r.seq > COALESCE((SELECT c.seq FROM records c
-                              WHERE c.workspace_id = app_workspace_id() AND c.id = $4),
-                             CASE WHEN $4::uuid IS NULL THEN 0 END)
+       AND r.seq > COALESCE(
+               (SELECT c.seq FROM records c
+                 WHERE c.workspace_id = app_workspace_id() AND c.id = $4),
+               CASE WHEN $4::uuid IS NOT NULL THEN
+                   (SELECT max(c.seq) FROM records c
+                     WHERE c.workspace_id = app_workspace_id()
+                       AND c.object_id = (SELECT o.id FROM objects o WHERE o.slug = $1)
+                       AND c.created_at <= $9::timestamptz)
+               END,
+               0)
        AND record_readable(r, $2, $3)
        AND ($6::text IS NULL OR strpos(lower(r.label), lower($6)) > 0)
        AND ($7::jsonb IS NULL OR r."values" @> $7)

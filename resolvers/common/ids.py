@@ -5,9 +5,13 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from uuid import UUID
 
 from resolvers.common.errors import Problem, invalid, not_found
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def encode(type_name: str, workspace_id: UUID, local_id: UUID) -> str:
@@ -41,24 +45,38 @@ def _words(type_name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", " ", type_name).lower()
 
 
-def encode_cursor(key: UUID) -> str:
-    """An opaque cursor after a node of a list kept in creation order: it names the node itself
-    (a random id), never a position shared with other workspaces."""
-    return base64.urlsafe_b64encode(f"cursor:{key.hex}".encode()).decode().rstrip("=")
+@dataclass(frozen=True, slots=True)
+class Cursor:
+    """A position in a list kept in creation order: the node it follows (a random id, never a
+    sequence other workspaces move) and that node's creation time, so that the list goes on
+    from the same place once the node is deleted."""
+
+    key: UUID
+    created_at: datetime
 
 
-def decode_cursor(cursor: str, field: str = "after") -> UUID:
-    """The node behind a cursor; a malformed cursor is a validation error."""
+def encode_cursor(key: UUID, created_at: datetime) -> str:
+    """An opaque cursor after the node ``key`` created at ``created_at``."""
+    micros = _micros(created_at)
+    return base64.urlsafe_b64encode(f"cursor:{key.hex}:{micros}".encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str, field: str = "after") -> Cursor:
+    """The position behind a cursor; a malformed cursor is a validation error."""
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
-        tag, key = base64.urlsafe_b64decode(padded.encode()).decode().split(":")
-        value = UUID(hex=key)
-    except (ValueError, binascii.Error, UnicodeError):
+        tag, key, micros = base64.urlsafe_b64decode(padded.encode()).decode().split(":")
+        found = Cursor(UUID(hex=key), _EPOCH + timedelta(microseconds=int(micros)))
+    except (ValueError, OverflowError, binascii.Error, UnicodeError):
         raise invalid([Problem("not a valid cursor", field=field)]) from None
     # One spelling per cursor, as for global ids.
-    if tag != "cursor" or encode_cursor(value) != cursor:
+    if tag != "cursor" or encode_cursor(found.key, found.created_at) != cursor:
         raise invalid([Problem("not a valid cursor", field=field)])
-    return value
+    return found
+
+
+def _micros(moment: datetime) -> int:
+    return (moment - _EPOCH) // timedelta(microseconds=1)
 
 
 def encode_text_cursor(key: str) -> str:
@@ -73,6 +91,7 @@ def decode_text_cursor(cursor: str, field: str = "after") -> str:
         tag, _, key = base64.urlsafe_b64decode(padded.encode()).decode().partition(":")
     except (ValueError, binascii.Error, UnicodeError):
         raise invalid([Problem("not a valid cursor", field=field)]) from None
-    if tag != "after" or encode_text_cursor(key) != cursor:
+    # NUL is no text PostgreSQL can compare: a cursor that decodes to it is no cursor of ours.
+    if tag != "after" or "\x00" in key or encode_text_cursor(key) != cursor:
         raise invalid([Problem("not a valid cursor", field=field)])
     return key

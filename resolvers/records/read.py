@@ -55,7 +55,7 @@ async def record_page(
 ) -> RecordPage:
     """A page of the records of ``object_slug`` the caller may read (filtered in SQL)."""
     size = check_page_size(first)
-    after_record = ids.decode_cursor(after) if after else None
+    cursor = ids.decode_cursor(after) if after else None
     problems = []
     if where.label_contains is not None and len(where.label_contains) > MAX_LABEL_FILTER_CHARS:
         message = f"must be at most {MAX_LABEL_FILTER_CHARS} characters"
@@ -78,7 +78,8 @@ async def record_page(
         object_slug,
         principal.readable_objects,
         principal.person_id,
-        after=after_record,
+        after=cursor.key if cursor else None,
+        after_created_at=cursor.created_at if cursor else None,
         limit=size + 1,
         label_contains=where.label_contains,
         values_contain=where.values_contain,

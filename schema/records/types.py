@@ -262,7 +262,9 @@ def record(row: RecordRow, info: Info[Context, None]) -> Record:
 def connection(
     rows: list[RecordRow], has_next: bool, has_previous: bool, info: Info[Context, None]
 ) -> RecordConnection:
-    edges = [RecordEdge(cursor=ids.encode_cursor(r.id), node=record(r, info)) for r in rows]
+    edges = [
+        RecordEdge(cursor=ids.encode_cursor(r.id, r.created_at), node=record(r, info)) for r in rows
+    ]
     return RecordConnection(
         edges=edges,
         page_info=PageInfo(

@@ -1,5 +1,6 @@
 """Global IDs and cursors: opaque, typed, bound to a workspace."""
 
+from datetime import UTC
 from uuid import uuid4
 
 import pytest
@@ -36,9 +37,10 @@ def test_a_malformed_id_is_a_validation_error(garbage):
     assert error.value.problems[0].field == "id"
 
 
-@given(st.uuids())
-def test_a_cursor_round_trips(key):
-    assert ids.decode_cursor(ids.encode_cursor(key)) == key
+@given(st.uuids(), st.datetimes(timezones=st.just(UTC)))
+def test_a_cursor_round_trips(key, created_at):
+    found = ids.decode_cursor(ids.encode_cursor(key, created_at))
+    assert found == ids.Cursor(key, created_at)
 
 
 @pytest.mark.parametrize("garbage", ["", "zzz", ids.encode("Record", uuid4(), uuid4())])
@@ -66,3 +68,11 @@ def test_a_node_has_one_spelling():
         with pytest.raises(DomainError) as error:
             ids.decode(variant, "Record", workspace)
         assert error.value.code is Code.SCHEMA_VALIDATION_FAILED
+
+
+def test_a_text_cursor_holding_nul_is_not_valid():
+    """NUL is no text PostgreSQL can compare: such a cursor never reaches a query."""
+    with pytest.raises(DomainError) as refused:
+        ids.decode_text_cursor(ids.encode_text_cursor("a\x00b"))
+    assert refused.value.code == Code.SCHEMA_VALIDATION_FAILED
+    assert ids.decode_text_cursor(ids.encode_text_cursor("a-b")) == "a-b"

@@ -157,9 +157,34 @@ async def test_a_cursor_reveals_nothing_of_other_workspaces(client, pool, ws, ws
     assert [e["node"]["label"] for e in response.json()["data"]["records"]["edges"]] == ["Mine 2"]
     response = await gql(client, ws2.tokens["admin"], PAGE, {"first": 5, "after": second})
     assert response.json()["data"]["records"]["edges"] == []
-    # Another workspace's cursor names no record here: nothing after it.
+    # Another workspace's cursor names no record here: it is a moment, and the page holds this
+    # workspace's own records created after it, nothing of the other's.
     response = await gql(client, ws.tokens["admin"], PAGE, {"first": 5, "after": first})
-    assert response.json()["data"]["records"]["edges"] == []
+    labels = [e["node"]["label"] for e in response.json()["data"]["records"]["edges"]]
+    assert labels == ["Theirs 0", "Theirs 1", "Theirs 2"]
+
+
+async def test_the_list_goes_on_after_a_cursor_whose_record_was_deleted(client, ws):
+    """A cursor names a record and its creation time: once the record is deleted (a skill's
+    record is), the next page starts after the last record created no later, instead of ending
+    the list."""
+    token = ws.tokens["admin"]
+    create = 'mutation($n: String!) { createSkill(input: {name: $n, description: "D."}) { name } }'
+    for name in ("cursor-a", "cursor-b", "cursor-c", "cursor-d"):
+        assert "errors" not in (await gql(client, token, create, {"n": name})).json()
+    skills_page = """query($first: Int, $after: String) {
+      records(object: "skill", first: $first, after: $after) {
+        edges { cursor node { label } } pageInfo { hasNextPage } } }"""
+    first = (await gql(client, token, skills_page, {"first": 2})).json()["data"]["records"]
+    assert [e["node"]["label"] for e in first["edges"]] == ["cursor-a", "cursor-b"]
+    deleted = await gql(client, token, 'mutation { deleteSkill(name: "cursor-b") }')
+    assert "errors" not in deleted.json(), deleted.text
+    after = first["edges"][-1]["cursor"]
+    rest = (await gql(client, token, skills_page, {"first": 5, "after": after})).json()
+    assert [e["node"]["label"] for e in rest["data"]["records"]["edges"]] == [
+        "cursor-c",
+        "cursor-d",
+    ]
 
 
 BAD_CURSORS = {
