@@ -19,7 +19,7 @@ from resolvers.common.errors import Code, DomainError
 from resolvers.skills.archive.limits import MAX_ARCHIVE_BYTES
 from resolvers.skills.archive.read import read_archive
 from resolvers.skills.archive.write import write_tar_gz, write_zip
-from resolvers.skills.transfer import export_folders, import_folders
+from resolvers.skills.transfer import export_folders, import_folders, require_import_right
 
 EXPORT_USAGE = 'Send {"names": ["skill-name", ...], "format": "zip" | "tar.gz"} (both optional).'
 EXPORT_FORMATS = {
@@ -34,6 +34,7 @@ async def import_skills(request: Request) -> Response:
     if data is None:
         return too_large(MAX_ARCHIVE_BYTES)
     try:
+        await require_import_right(request.scope["db"], request.scope["principal"])
         # Unpacking and checking are CPU work on hostile input: off the event loop.
         folders = await asyncio.to_thread(
             read_archive,

@@ -97,6 +97,12 @@ def _parents_first(planned: list[_Planned]) -> tuple[list[_Planned], list[Proble
     return ordered, problems
 
 
+async def require_import_right(conn: asyncpg.Connection, principal: Principal) -> None:
+    """Refuse a caller who may not import skills (an agent, a role without the right), before
+    anything of the archive is unpacked."""
+    await require_skill_right(conn, principal, "create")
+
+
 async def import_folders(
     conn: asyncpg.Connection,
     principal: Principal,
@@ -106,7 +112,7 @@ async def import_folders(
 ) -> list[ImportResult]:
     """Create or update one skill per folder, or nothing: every problem of every folder is
     reported at once. A taken name updates that skill only when the caller may update it."""
-    await require_skill_right(conn, principal, "create")
+    await require_import_right(conn, principal)
     problems = _request_problems(principal, folders, visibility)
     planned, found = await _plan_all(folders)
     problems += found

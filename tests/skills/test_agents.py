@@ -69,6 +69,15 @@ async def test_an_agent_cannot_import_skills(client, pool, ws):
     assert listed.json()["data"]["skills"]["edges"] == []
 
 
+async def test_an_agents_import_is_refused_before_its_archive_is_unpacked(client, pool, ws):
+    """The right comes first: a malformed archive from an agent answers FORBIDDEN, not the
+    archive's problems (nothing of it is unpacked)."""
+    for token in (ws.tokens["agent"], await admin_agent_token(pool, ws)):
+        response = await send_import(client, token, b"PK\x03\x04 not a zip")
+        assert response.status_code == 403, response.text
+        assert response.json()["error"]["code"] == "FORBIDDEN"
+
+
 async def test_an_agent_records_its_uses_and_lessons(client, pool, ws):
     assert not codes(await create(client, ws.tokens["admin"], NAME))
     response = await gql(client, ws.tokens["agent"], USE, {"name": NAME, "lesson": "Be brief."})
