@@ -91,6 +91,7 @@ async def records(request: Request) -> Response:
             None,
             None,
             None,
+            None,
         )
     return _reply(200, {"data": page_data(principal["workspace_id"], rows, first)})
 
