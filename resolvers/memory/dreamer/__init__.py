@@ -1,0 +1,1 @@
+"""The Dreamer: the background pass that learns souvenirs from what people said (DESIGN §6)."""

@@ -1,0 +1,139 @@
+"""The default ``rules`` reader (issue 10, item 5): deterministic, no network, costs nothing.
+
+Conservative: from each item it learns at most one thing, and only from an explicit request to
+remember or correct (``cues.asks_to_remember``) or a proposal; it refuses (proposes nothing
+for) questions, tasks, logs and sensitive topics; it types by cue words; when in doubt about
+the subject, it says "nothing" (code then refuses the learning: ``no_subject``). Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from resolvers.memory.dreamer import words
+from resolvers.memory.dreamer.cues import (
+    asks_to_remember,
+    blank_mentions,
+    composed,
+    fold,
+    phrases,
+    strip_cues,
+)
+from resolvers.memory.dreamer.reader import (
+    About,
+    Batch,
+    Candidate,
+    Item,
+    ItemLearnings,
+    PageLine,
+    ReaderAnswer,
+    Usage,
+)
+from resolvers.turns.cards import MENTION
+
+RULES_READER = "rules"
+QUESTION_MARK = "?"
+# Left at either end of a learned text once its cues are gone.
+_LOOSE_ENDS = " \t:;,\u2013\u2014-"
+
+_DECISION = phrases(words.DECISION_WORDS)
+_RELATION = phrases(words.RELATION_WORDS)
+_PREFERENCE = phrases(words.PREFERENCE_WORDS)
+_CONSIGNE_OPENING = phrases(words.CONSIGNE_OPENINGS)
+_WORKSPACE = phrases(words.WORKSPACE_WORDS)
+_FIRST_PERSON = phrases(words.FIRST_PERSON_WORDS)
+_REFUSED = phrases(
+    words.TASK_WORDS
+    + words.LOG_WORDS
+    + words.HEALTH_WORDS
+    + words.PAY_WORDS
+    + words.PRIVATE_LIFE_WORDS
+    + words.BELIEF_WORDS
+)
+
+
+class RulesReader:
+    """The ``rules`` reader: implements ``reader.Reader``; its usage is always zero."""
+
+    name = RULES_READER
+
+    async def read(self, batch: Batch) -> ReaderAnswer:
+        """The learnings of every item of ``batch``, by ``learn``."""
+        return answer(batch)
+
+
+def answer(batch: Batch) -> ReaderAnswer:
+    """``RulesReader.read``, synchronously."""
+    learnings = tuple(
+        ItemLearnings(item_id=item.id, candidates=learn(item, batch.lines)) for item in batch.items
+    )
+    return ReaderAnswer(learnings=learnings, usage=Usage())
+
+
+def learn(item: Item, lines: Sequence[PageLine] = ()) -> tuple[Candidate, ...]:
+    """The one candidate an item teaches, or none."""
+    if item.kind != "proposal" and not asks_to_remember(item.text):
+        return ()
+    marked, standing = strip_cues(item.text)
+    marked = marked.strip(_LOOSE_ENDS)
+    bare = fold(blank_mentions(marked))
+    if not bare.strip() or marked.endswith(QUESTION_MARK) or _REFUSED.search(bare):
+        return ()
+    text = _readable(marked)
+    kind = souvenir_type(bare, standing=standing)
+    candidate = Candidate(
+        text=text,
+        type=kind,
+        about=about(marked, bare, item, consigne=kind == "consigne"),
+        stated_by=item.speaker,
+        confirms=_confirmed(text, lines),
+    )
+    return (candidate,)
+
+
+def souvenir_type(bare: str, *, standing: bool) -> str:
+    """The type cue words give a text (folded, mentions blanked): décision, relation, consigne
+    (a rule opening it, or a standing cue before it), préférence, else contexte."""
+    if _DECISION.search(bare):
+        return "décision"
+    if _RELATION.search(bare):
+        return "relation"
+    if standing or _CONSIGNE_OPENING.match(bare.lstrip()):
+        return "consigne"
+    if _PREFERENCE.search(bare):
+        return "préférence"
+    return "contexte"
+
+
+def about(marked: str, bare: str, item: Item, *, consigne: bool) -> About:
+    """What a text is about: the one linked record of the item its markup mentions (several:
+    in doubt, nothing), else the workspace ("chez nous"), else the speaker (speaking of
+    themselves, or a person giving an instruction: seed "About the speaker (an instruction,
+    a preference)"), else nothing."""
+    mentioned = {m["id"] for m in MENTION.finditer(marked)} & set(item.record_ids)
+    if len(mentioned) == 1:
+        return About(kind="record", id=mentioned.pop())
+    if mentioned:
+        return About(kind="nothing")
+    if _WORKSPACE.search(bare):
+        return About(kind="workspace")
+    if _FIRST_PERSON.search(bare) or (consigne and item.speaker.kind == "person"):
+        return About(kind="speaker")
+    return About(kind="nothing")
+
+
+def _readable(marked: str) -> str:
+    """The learned text as a line: mentions shown by their label, its first letter upper."""
+    text = MENTION.sub(lambda match: match["label"], marked).strip(_LOOSE_ENDS)
+    return text[:1].upper() + text[1:]
+
+
+def _confirmed(text: str, lines: Sequence[PageLine]) -> str | None:
+    """The key of a line saying the same (case, accents, spaces and end punctuation aside)."""
+    same = _comparable(text)
+    return next((line.key for line in lines if _comparable(line.text) == same), None)
+
+
+def _comparable(text: str) -> str:
+    return re.sub(r"\W+", " ", fold(composed(text)).lower()).strip()

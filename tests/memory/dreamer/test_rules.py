@@ -1,0 +1,154 @@
+"""The default ``rules`` reader (resolvers/memory/dreamer/rules.py), without a database."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import date, datetime
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from resolvers.memory.dreamer.cues import asks_to_remember
+from resolvers.memory.dreamer.reader import (
+    Batch,
+    Candidate,
+    Item,
+    ItemKind,
+    PageLine,
+    PageOwner,
+    Voice,
+)
+from resolvers.memory.dreamer.rules import RulesReader, learn
+
+CLAIRE = Voice(kind="person", id="u1", name="Claire")
+AGENT = Voice(kind="agent", id="a1", name="Scout")
+AT = datetime(2026, 10, 2, 9, 0)
+
+
+def item(text: str, kind: ItemKind = "conversation", records: tuple[str, ...] = ("abc",)) -> Item:
+    speaker = AGENT if kind == "proposal" else CLAIRE
+    return Item(id="i1", kind=kind, at=AT, speaker=speaker, text=text, record_ids=records)
+
+
+def one(text: str, **kwargs: object) -> Candidate:
+    found = learn(item(text, **kwargs))  # type: ignore[arg-type]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_the_seed_cookbook_sentence():
+    found = one(
+        "Remember: @[Acme](record:abc) wants every message in French, addressed to Claire Morel."
+    )
+    assert found.text == "Acme wants every message in French, addressed to Claire Morel."
+    # préférence: the seed's cookbook creates Acme's page as "Acme's preferences.", and its
+    # "Where a souvenir goes" lists a preference among what a speaker states; the sharing rule
+    # then keeps it on Claire's profile with a reference to Acme (a consigne or a préférence
+    # stays in your profile), which code decides, not the reader.
+    assert found.type == "préférence"
+    assert found.about.kind == "record" and found.about.id == "abc"
+    assert found.stated_by == CLAIRE
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Remember: Bob prefers calls", "préférence"),
+        ("Retiens : Bob préfère le mail", "préférence"),
+        ("Note that the board decided to expand to Spain", "décision"),
+        ("Retiens : le comité a décidé de geler les prix", "décision"),
+        ("Remember: always answer in French", "consigne"),
+        ("Retiens : jamais de pièce jointe", "consigne"),
+        ("From now on, send quotes in EUR", "consigne"),
+        ("Remember: Bob works with Alice", "relation"),
+        ("Retiens : Bob travaille avec Alice", "relation"),
+        ("Remember: Bob reports to Alice", "relation"),
+        ("Remember: Acme is a family business", "contexte"),
+    ],
+)
+def test_types_by_cue_words(text: str, kind: str):
+    assert one(text).type == kind
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Remember the deadline?",  # a question
+        "Remember: todo call Bob",  # tasks
+        "Remember, please send the contract",
+        "N'oublie pas, peux-tu appeler Bob",
+        "Rappelle-moi de relancer Acme, désormais",
+        "Remember: I sent the quote",  # logs
+        "Retiens : j'ai envoyé le devis",
+        "Remember: done",
+        "Remember: Bob is sick this week",  # sensitive topics
+        "Retiens : Bob est enceinte",
+        "Remember: Alice's salary is 80k",
+        "Retiens : Bob divorce",
+        "Remember: Bob is catholic",
+        "Retiens : Bob vote pour le parti X",
+        "Remember:",  # nothing left once the cue is gone
+    ],
+)
+def test_refuses(text: str):
+    assert learn(item(text)) == ()
+
+
+def test_learns_nothing_without_a_request_but_from_a_proposal():
+    assert learn(item("Acme wants every message in French")) == ()
+    found = one("Acme wants every message in French", kind="proposal")
+    assert found.stated_by == AGENT
+
+
+@pytest.mark.parametrize(
+    ("text", "records", "kind", "id"),
+    [
+        ("Remember: @[Acme](record:abc) pays late", ("abc",), "record", "abc"),
+        ("Remember: @[Acme](record:abc) pays late", (), "nothing", None),  # not linked
+        ("Remember: @[A](record:abc) works with @[B](record:def)", ("abc", "def"), "nothing", None),
+        ("Remember: @[A](record:abc) works with @[B](record:zzz)", ("abc",), "record", "abc"),
+        ("Remember: I prefer short answers", (), "speaker", None),
+        ("Retiens : je préfère les appels", (), "speaker", None),
+        ("Remember: always answer in French", (), "speaker", None),  # an instruction
+        ("Retiens : chez nous le DAF signe seul", (), "workspace", None),
+        ("Remember: at our company quotes are in EUR", (), "workspace", None),
+        ("Remember: Acme pays late", (), "nothing", None),  # a name guesses no record
+    ],
+)
+def test_about(text: str, records: tuple[str, ...], kind: str, id: str | None):
+    found = one(text, records=records)
+    assert (found.about.kind, found.about.id) == (kind, id)
+
+
+def test_a_line_saying_the_same_is_confirmed():
+    line = PageLine(
+        page_id="p",
+        key="k1",
+        day=date(2026, 1, 1),
+        type="préférence",
+        human=False,
+        text="Bob prefers calls",
+    )
+    found = learn(item("Remember: bob prefers calls."), [line])
+    assert found[0].confirms == "k1"
+
+
+def test_the_reader_answers_every_item_and_costs_nothing():
+    batch = Batch(
+        owner=PageOwner(kind="person", id="u1", name="Claire"),
+        items=(item("hello"), item("Remember: Bob prefers calls").model_copy(update={"id": "i2"})),
+        today=date(2026, 10, 2),
+    )
+    answer = asyncio.run(RulesReader().read(batch))
+    assert [(a.item_id, len(a.candidates)) for a in answer.learnings] == [("i1", 0), ("i2", 1)]
+    assert (answer.usage.input_tokens, answer.usage.output_tokens) == (0, 0)
+
+
+@given(st.text(), st.sampled_from(["conversation", "meeting", "run", "mail", "proposal"]))
+def test_never_raises_and_learns_only_from_a_request_or_a_proposal(text: str, kind: ItemKind):
+    found = learn(item(text, kind=kind))
+    assert len(found) <= 1
+    if found:
+        assert kind == "proposal" or asks_to_remember(text)
+        assert found[0].text.strip()
