@@ -81,10 +81,11 @@ class LinkedRecord(_Model):
     satellite: bool = Field(
         default=False, description="A satellite (a note, a task) carries no page of its own."
     )
-    points_to: str | None = Field(
-        default=None,
-        description="The record a satellite points to (a souvenir about it goes there); "
-        "None when it points to nothing.",
+    points_to: tuple[str, ...] = Field(
+        default=(),
+        description="The records it points to through its single relations (a deal: its "
+        "contact and company; a note: its deal): a souvenir about a satellite goes to the most "
+        "specific of them, and none means it has nothing to point to.",
     )
 
 
@@ -96,12 +97,34 @@ class PageLine(_Model):
     day: date = Field(description="The line's day.")
     type: str = Field(description="Its type, one of the five souvenir types.")
     human: bool = Field(description="Written or corrected by a person (✍): never removed.")
+    stated_by_person: bool = Field(
+        default=False,
+        description="A person stated it (a ✍ line, or one whose author is a member): for a "
+        "fixed fact, the version a person stated stays.",
+    )
     text: str = Field(description="What the line says.")
 
     @field_validator("type")
     @classmethod
     def _known_type(cls, value: str) -> str:
         return _souvenir_type(value)
+
+
+PageKind = Literal["member", "agent", "routine", "workspace", "record"]
+
+
+class PageInfo(_Model):
+    """A page the pass may touch (it exists; a record's page is created on its first souvenir
+    and is then absent here)."""
+
+    id: str = Field(description="The page's id.")
+    kind: PageKind = Field(
+        description="A profile (member, agent, routine, workspace) or a record's page."
+    )
+    about_id: str | None = Field(
+        description="The member, agent, routine or record it is about; None for the workspace."
+    )
+    name: str = Field(description="The page's name.")
 
 
 class Batch(_Model):
@@ -112,8 +135,9 @@ class Batch(_Model):
     records: tuple[LinkedRecord, ...] = Field(
         default=(), description="The records the items are linked to."
     )
+    pages: tuple[PageInfo, ...] = Field(default=(), description="The pages the pass may touch.")
     lines: tuple[PageLine, ...] = Field(
-        default=(), description="The lines of the pages the pass may touch."
+        default=(), description="The lines of those pages (souvenirs only)."
     )
     mission: str = Field(
         default="",
