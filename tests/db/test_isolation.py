@@ -49,6 +49,15 @@ EXPECTED_TABLES = {
     "workspace_settings",
     "turn_snapshots",
     "turn_cards",
+    "conversations",
+    "conversation_messages",
+    "meeting_transcripts",
+    "meeting_links",
+    "runs",
+    "memory_items",
+    "memory_verdicts",
+    "memory_passes",
+    "memory_spend",
 }
 
 WORKSPACE_TABLES_SQL = """
@@ -125,7 +134,53 @@ async def fill(pool: asyncpg.Pool, ws: Workspace, prefix: str) -> list[str]:
         await turns.turn_context(
             conn, member, turns.TurnInput(message, conversation_id="c1", message_id="m1")
         )
+        await _dreamer_rows(conn, ws, acme, prefix)
     return loaded
+
+
+DREAMER_ROWS = """
+WITH c AS (INSERT INTO conversations (workspace_id, id, external_id, person_id, created_at,
+                                      updated_at)
+           VALUES (app_workspace_id(), gen_random_uuid(), 'c1', $1, now(), now()) RETURNING id),
+     m AS (INSERT INTO conversation_messages (workspace_id, id, conversation_id, external_id,
+                                              speaker_kind, speaker_id, role, text, said_at,
+                                              created_at)
+           SELECT app_workspace_id(), gen_random_uuid(), c.id, 'm1', 'member', $1, 'user', $3,
+                  now(), now() FROM c RETURNING id),
+     r AS (INSERT INTO records (workspace_id, id, object_id, label, visibility, owner_member_id)
+           SELECT app_workspace_id(), gen_random_uuid(), o.id, $3, 'private', $1
+             FROM objects o WHERE o.slug = 'meeting' RETURNING id),
+     t AS (INSERT INTO meeting_transcripts (workspace_id, meeting_id, owner_id, transcript,
+                                            held_at, created_at)
+           SELECT app_workspace_id(), r.id, $1, $3, now(), now() FROM r RETURNING meeting_id),
+     l AS (INSERT INTO meeting_links (workspace_id, meeting_id, record_id, position)
+           SELECT app_workspace_id(), t.meeting_id, $2, 0 FROM t),
+     u AS (INSERT INTO runs (workspace_id, id, external_id, runner_kind, routine_id, owner_id,
+                             mission, started_at, created_at)
+           SELECT app_workspace_id(), gen_random_uuid(), 'run1', 'routine', x.id, $1, $3, now(),
+                  now() FROM routines x LIMIT 1),
+     p AS (INSERT INTO memory_passes (workspace_id, id, owner_kind, owner_id, payer_kind,
+                                      payer_id, reader, items, started_at, finished_at)
+           VALUES (app_workspace_id(), gen_random_uuid(), 'member', $1, 'member', $1, 'rules',
+                   1, now(), now()) RETURNING id),
+     i AS (INSERT INTO memory_items (workspace_id, id, kind, message_id, owner_kind, owner_id,
+                                     private_to, payer_kind, payer_id, share_with_team, said_at,
+                                     arrived_at, status, pass_id)
+           SELECT app_workspace_id(), gen_random_uuid(), 'conversation', m.id, 'member', $1, $1,
+                  'member', $1, true, now(), now(), 'read', p.id FROM m, p RETURNING id),
+     v AS (INSERT INTO memory_verdicts (workspace_id, item_id, number, verdict, reason, text,
+                                        created_at)
+           SELECT app_workspace_id(), i.id, 1, 'refused', 'task', $3, now() FROM i)
+INSERT INTO memory_spend (workspace_id, payer_kind, payer_id, month, cost_usd, passes)
+VALUES (app_workspace_id(), 'member', $1, date_trunc('month', now())::date, 0, 1)
+"""
+
+
+async def _dreamer_rows(conn: asyncpg.Connection, ws: Workspace, acme: UUID, prefix: str) -> None:
+    """A conversation and its message, a meeting with its transcript and link, a run, a pass, an
+    item read with its verdict, and a month's spend (as the Dreamer's intake and pass store
+    them)."""
+    await conn.execute(DREAMER_ROWS, ws.members["member"], acme, f"{prefix} said")
 
 
 @pytest.fixture
@@ -265,21 +320,31 @@ async def test_app_role_owns_no_table_and_no_function(owner):
     assert owned == []
 
 
-async def test_no_function_of_the_schema_is_security_definer_but_the_search_match(owner):
-    # A SECURITY DEFINER function runs past every policy. One is on purpose: the full-text
-    # match (no index serves @@ under row-level security); it filters the workspace itself,
-    # pins its search_path, and only the application role may call it.
+async def test_no_function_of_the_schema_is_security_definer_but_two(owner):
+    # A SECURITY DEFINER function runs past every policy. Two are on purpose: the full-text
+    # match (no index serves @@ under row-level security), which filters the workspace itself,
+    # and the Dreamer's schedule, which answers ids, times and counts across workspaces, never
+    # a text. Both pin their search_path, and only the application role may call them.
     found = await owner.fetch(
         "SELECT p.proname, p.proconfig, pg_get_functiondef(p.oid) AS body,"
         " has_function_privilege('public', p.oid, 'EXECUTE') AS public_may"
         " FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
         " WHERE n.nspname = 'public' AND p.prosecdef"
     )
-    assert [row["proname"] for row in found] == ["memory_line_matches"]
-    [match] = found
-    assert "l.workspace_id = app_workspace_id()" in match["body"]
-    assert match["proconfig"] == ["search_path=public, pg_temp"]
-    assert match["public_may"] is False
+    assert sorted(row["proname"] for row in found) == ["dreamer_due", "memory_line_matches"]
+    by_name = {row["proname"]: row for row in found}
+    assert "l.workspace_id = app_workspace_id()" in by_name["memory_line_matches"]["body"]
+    due = await owner.prepare("SELECT * FROM dreamer_due(now(), '1 hour', '5 minutes', 20)")
+    assert [a.name for a in due.get_attributes()] == [
+        "workspace_id",
+        "owner_kind",
+        "owner_id",
+        "due_at",
+        "waiting",
+    ]
+    for row in found:
+        assert row["proconfig"] == ["search_path=public, pg_temp"]
+        assert row["public_may"] is False
     names = {
         row["proname"]
         for row in await owner.fetch(
