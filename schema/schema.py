@@ -9,6 +9,7 @@ from schema.cards.queries import CardsQuery
 from schema.direct import use_direct_resolvers
 from schema.identity.mutations import IdentityMutation
 from schema.identity.queries import IdentityQuery
+from schema.memory.dreamer import DreamerQuery
 from schema.memory.mutations import MemoryMutation
 from schema.memory.queries import MemoryQuery
 from schema.records.mutations import RecordsMutation
@@ -19,7 +20,9 @@ from schema.skills.queries import SkillsQuery
 
 
 @strawberry.type
-class Query(IdentityQuery, RecordsQuery, SkillsQuery, MemoryQuery, CardsQuery, SearchQuery):
+class Query(
+    IdentityQuery, RecordsQuery, SkillsQuery, MemoryQuery, DreamerQuery, CardsQuery, SearchQuery
+):
     pass
 
 

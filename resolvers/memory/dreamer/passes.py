@@ -1,18 +1,46 @@
-"""A pass of the Dreamer over one page owner's waiting items (issue 10): load the batch, let
-the reader propose, decide every verdict by code, write the pages, charge the payer."""
+"""A pass of the Dreamer over one page owner's waiting items (issue 10): gather the batch, let
+the reader propose, decide every verdict by code, write the pages, charge the payer.
+
+Three steps on one connection: (1) lock and gather the waiting items, deferring what the
+payer's allowance does not cover; (2) the reader, with no transaction open; (3) in one
+transaction, the items still waiting are locked again, the pages re-read under lock, the
+verdicts decided and written with the items marked read and the payer charged. A pass killed
+before (3) commits wrote nothing; one re-run reads only what is still waiting, so nothing is
+written twice. One owner's pass runs once at a time anywhere (a PostgreSQL advisory lock).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import datetime
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, timedelta
 from decimal import Decimal
+from typing import cast
+from uuid import UUID, uuid4
 
 import asyncpg
 
+from db import dreamer_pass
+from db.dreamer_pass import PassRow, WorkspaceFacts
 from db.dreamer_schedule import DueOwner
+from db.pool import begin_workspace
+from resolvers.common import clock
+from resolvers.memory.dreamer import apply, schedule
 from resolvers.memory.dreamer.batching import BatchTiming
-from resolvers.memory.dreamer.reader import Reader
+from resolvers.memory.dreamer.gather import gather
+from resolvers.memory.dreamer.reader import Reader, ReaderAnswer, Usage
 from resolvers.memory.dreamer.rules import RulesReader
+from resolvers.memory.dreamer.verdicts import decide
+from resolvers.memory.settings import (
+    DEFAULT_PERSON_MONTHLY_LIMIT_USD,
+    DEFAULT_TENANT_MONTHLY_LIMIT_USD,
+)
+
+log = logging.getLogger("skillmem.dreamer")
+MILLION = Decimal(1_000_000)
+# Without AI credits a workspace's items wait; they are looked at again after this long.
+NO_CREDITS_RETRY = timedelta(hours=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +49,13 @@ class Prices:
 
     input_per_mtok: Decimal = Decimal(0)
     output_per_mtok: Decimal = Decimal(0)
+
+    def cost(self, usage: Usage) -> Decimal:
+        """What ``usage`` costs at these prices."""
+        spent = (
+            usage.input_tokens * self.input_per_mtok + usage.output_tokens * self.output_per_mtok
+        )
+        return Decimal(spent) / MILLION
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,11 +83,155 @@ class PassReport:
     note: str = ""
 
 
+def month_of(moment: datetime) -> date:
+    """The first day of ``moment``'s calendar month (UTC)."""
+    return moment.date().replace(day=1)
+
+
+def next_month(moment: datetime) -> datetime:
+    """Midnight UTC on the first day of the month after ``moment``'s."""
+    first = month_of(moment)
+    year, month = (first.year + 1, 1) if first.month == 12 else (first.year, first.month + 1)
+    return datetime(year, month, 1, tzinfo=moment.tzinfo)
+
+
+def allowance(facts: WorkspaceFacts, payer_kind: str) -> Decimal:
+    """The payer's monthly allowance (a person's, or the workspace's), as set or the default."""
+    if payer_kind == "member":
+        return Decimal(facts.person_limit or DEFAULT_PERSON_MONTHLY_LIMIT_USD)
+    return Decimal(facts.tenant_limit or DEFAULT_TENANT_MONTHLY_LIMIT_USD)
+
+
+async def _budget(
+    conn: asyncpg.Connection, facts: WorkspaceFacts, rows: Sequence[asyncpg.Record], now: datetime
+) -> tuple[list[asyncpg.Record], str]:
+    """The items the payer's allowance lets this pass read (the rest deferred), and why not
+    all: without AI credits none; over the allowance only proposals, the rest kept for the
+    first day of next month (or the next pass once the allowance is raised)."""
+    if not facts.ai_credits:
+        await dreamer_pass.defer(conn, [row["id"] for row in rows], now + NO_CREDITS_RETRY)
+        return [], "the workspace has no AI credits"
+    payer_kind, payer_id = rows[0]["payer_kind"], rows[0]["payer_id"]
+    mine = [row for row in rows if (row["payer_kind"], row["payer_id"]) == (payer_kind, payer_id)]
+    spent = await dreamer_pass.spent(conn, payer_kind, payer_id, month_of(now))
+    if spent < allowance(facts, payer_kind):
+        return mine, ""
+    kept = [row for row in mine if row["kind"] != "proposal"]
+    await dreamer_pass.defer(conn, [row["id"] for row in kept], next_month(now))
+    return [row for row in mine if row["kind"] == "proposal"], "over the allowance"
+
+
 async def run_pass(pool: asyncpg.Pool, owner: DueOwner, settings: PassSettings) -> PassReport:
-    """Run one page owner's pass to completion; safe to re-run (idempotent per item)."""
-    raise NotImplementedError("the pass is being built (issue 10)")
+    """Run one page owner's pass to completion; safe to re-run (idempotent per item). Another
+    pass of the same owner running anywhere: this one does nothing."""
+    key = f"skillmem:dreamer:{owner.workspace_id}:{owner.owner_kind}:{owner.owner_id}"
+    async with pool.acquire() as proxy:
+        conn = cast(asyncpg.Connection, proxy)
+        if not await conn.fetchval("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", key):
+            return PassReport(owner, note="running elsewhere")
+        try:
+            return await _pass(conn, owner, settings)
+        finally:
+            await conn.execute("SELECT pg_advisory_unlock(hashtextextended($1, 0))", key)
+
+
+async def _pass(conn: asyncpg.Connection, owner: DueOwner, settings: PassSettings) -> PassReport:
+    started = clock.now()
+    async with conn.transaction():
+        await begin_workspace(conn, owner.workspace_id)
+        rows = await dreamer_pass.waiting_items(conn, owner.owner_kind, owner.owner_id)
+        if not rows:
+            return PassReport(owner, note="nothing waiting")
+        facts = await dreamer_pass.workspace_facts(conn)
+        readable, note = await _budget(conn, facts, rows, started)
+        if not readable:
+            return PassReport(owner, waiting=len(rows), note=note)
+        where = (owner.owner_kind, owner.owner_id)
+        batch = (
+            await gather(conn, owner.workspace_id, facts.name, where, readable, started.date())
+        ).batch
+    try:
+        answer = await settings.reader.read(batch)
+    except Exception as error:  # noqa: BLE001 - any reader failure keeps the items for a retry
+        log.warning(
+            "dreamer reader %s failed for %s: %s", settings.reader_name, key_of(owner), error
+        )
+        async with conn.transaction():
+            await begin_workspace(conn, owner.workspace_id)
+            await dreamer_pass.count_attempt(conn, [row["id"] for row in readable])
+        return PassReport(
+            owner, waiting=len(rows), note=f"the reader failed: {type(error).__name__}"
+        )
+    report = await _write(conn, owner, settings, facts, readable, answer, started)
+    return replace(report, waiting=len(rows) - report.read, note=note or report.note)
+
+
+def key_of(owner: DueOwner) -> str:
+    """How a pass's owner is named in the log."""
+    return f"{owner.workspace_id}/{owner.owner_kind}/{owner.owner_id or '-'}"
+
+
+async def _write(
+    conn: asyncpg.Connection,
+    owner: DueOwner,
+    settings: PassSettings,
+    facts: WorkspaceFacts,
+    readable: Sequence[asyncpg.Record],
+    answer: ReaderAnswer,
+    started: datetime,
+) -> PassReport:
+    """Step 3: the verdicts decided on the pages as they are now, written in one transaction."""
+    async with conn.transaction():
+        await begin_workspace(conn, owner.workspace_id)
+        still = set(await dreamer_pass.still_waiting(conn, [row["id"] for row in readable]))
+        rows = [row for row in readable if row["id"] in still]
+        if not rows:
+            return PassReport(owner, note="read by another pass")
+        where = (owner.owner_kind, owner.owner_id)
+        gathered = await gather(
+            conn, owner.workspace_id, facts.name, where, rows, started.date(), lock_pages=True
+        )
+        decisions = decide(gathered.batch, answer, gathered.context)
+        finished = clock.now()
+        pages = await apply.write_pages(conn, gathered, decisions, finished)
+        cost = settings.prices.cost(answer.usage)
+        pass_id = uuid4()
+        payer_kind, payer_id = rows[0]["payer_kind"], rows[0]["payer_id"]
+        await dreamer_pass.insert_pass(
+            conn,
+            PassRow(
+                pass_id,
+                owner.owner_kind,
+                owner.owner_id,
+                payer_kind,
+                payer_id,
+                settings.reader_name,
+                len(rows),
+                answer.usage.input_tokens,
+                answer.usage.output_tokens,
+                cost,
+                started,
+                finished,
+            ),
+        )
+        await dreamer_pass.charge(conn, payer_kind, payer_id, month_of(started), cost)
+        verdicts = await apply.record(conn, gathered, rows, decisions, pages, pass_id, finished)
+    counts = {
+        kind: sum(v["verdict"] == kind for v in verdicts)
+        for kind in ("written", "refreshed", "refused")
+    }
+    return PassReport(
+        owner, read=len(rows), waiting=len(readable) - len(rows), cost_usd=cost, **counts
+    )
 
 
 async def run_due(pool: asyncpg.Pool, now: datetime, settings: PassSettings) -> list[PassReport]:
     """Run every pass due at ``now`` to completion, soonest due first."""
-    raise NotImplementedError("the pass is being built (issue 10)")
+    async with pool.acquire() as proxy:
+        due = await schedule.due_owners(cast(asyncpg.Connection, proxy), now, settings.timing)
+    return [await run_pass(pool, owner, settings) for owner in due]
+
+
+def owner_of(workspace_id: UUID, kind: str, owner_id: UUID | None) -> DueOwner:
+    """A page owner to run a pass for by hand (tests, the worker's payload)."""
+    return DueOwner(workspace_id, kind, owner_id, clock.now(), 0)

@@ -1,0 +1,197 @@
+"""What a Dreamer pass reads and writes: one owner's waiting items with their sources, the
+facts of the members, actors and records they involve, the pages they may touch, the spend,
+and the pass's results (items read, verdicts, proposals decided, the charge)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+from uuid import UUID
+
+import asyncpg
+import orjson
+
+from db.sql import queries
+
+Q = queries("dreamer_pass")
+
+
+@dataclass(frozen=True, slots=True)
+class WorkspaceFacts:
+    name: str
+    ai_credits: bool
+    person_limit: str | None
+    tenant_limit: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MemberFacts:
+    id: UUID
+    name: str
+    can_update_settings: bool
+    readable: list[UUID]
+    updatable: list[UUID]
+
+
+@dataclass(frozen=True, slots=True)
+class ActorFacts:
+    kind: str
+    id: UUID
+    name: str
+    owner_member_id: UUID
+
+
+@dataclass(frozen=True, slots=True)
+class RecordFacts:
+    id: UUID
+    object_id: UUID
+    object: str
+    label: str
+    values: dict[str, Any]
+    carries: bool
+    satellite: bool
+    points_to: list[UUID]
+    readable: bool
+
+
+async def waiting_items(
+    conn: asyncpg.Connection, owner_kind: str, owner_id: UUID | None
+) -> list[asyncpg.Record]:
+    """The owner's waiting items, locked for this pass, in reading order, with their sources."""
+    rows: list[asyncpg.Record] = await conn.fetch(Q["waiting_items"], owner_kind, owner_id)
+    return rows
+
+
+async def still_waiting(conn: asyncpg.Connection, item_ids: Sequence[UUID]) -> list[UUID]:
+    """Of ``item_ids``, the ones still waiting, locked until the transaction ends."""
+    return [row["id"] for row in await conn.fetch(Q["still_waiting"], list(item_ids))]
+
+
+async def workspace_facts(conn: asyncpg.Connection) -> WorkspaceFacts:
+    row = await conn.fetchrow(Q["workspace_facts"])
+    assert row is not None, "acting in no workspace"
+    return WorkspaceFacts(**dict(row))
+
+
+async def members(conn: asyncpg.Connection, member_ids: Sequence[UUID]) -> list[MemberFacts]:
+    rows = await conn.fetch(Q["members"], list(member_ids))
+    return [MemberFacts(**dict(row)) for row in rows]
+
+
+async def member_names(conn: asyncpg.Connection) -> set[str]:
+    return {row["name"] for row in await conn.fetch(Q["member_names"])}
+
+
+async def actors(conn: asyncpg.Connection, actor_ids: Sequence[UUID]) -> list[ActorFacts]:
+    rows = await conn.fetch(Q["actors"], list(actor_ids))
+    return [ActorFacts(**dict(row)) for row in rows]
+
+
+async def records(
+    conn: asyncpg.Connection,
+    record_ids: Sequence[UUID],
+    readable: Sequence[UUID],
+    person: UUID | None,
+) -> list[RecordFacts]:
+    """Records with what routing needs, and whether ``person`` may read them."""
+    rows = await conn.fetch(Q["records"], list(record_ids), list(readable), person)
+    return [RecordFacts(**dict(row)) for row in rows]
+
+
+async def updatable(
+    conn: asyncpg.Connection, member: MemberFacts, record_ids: Sequence[UUID]
+) -> set[UUID]:
+    """Which of ``record_ids`` the member may update."""
+    rows = await conn.fetch(
+        Q["updatable"], member.id, list(record_ids), member.readable, member.updatable
+    )
+    return {row["id"] for row in rows}
+
+
+async def live_pages(
+    conn: asyncpg.Connection, about_ids: Sequence[UUID]
+) -> list[tuple[UUID, str, UUID | None]]:
+    """(page id, about kind, about id) of the live pages about ``about_ids`` and the
+    workspace's profile."""
+    rows = await conn.fetch(Q["live_pages"], list(about_ids))
+    return [(row["id"], row["about_kind"], row["about_id"]) for row in rows]
+
+
+async def spent(
+    conn: asyncpg.Connection, payer_kind: str, payer_id: UUID | None, month: date
+) -> Decimal:
+    value: str = await conn.fetchval(Q["spent"], payer_kind, payer_id, month)
+    return Decimal(value)
+
+
+async def charge(
+    conn: asyncpg.Connection, payer_kind: str, payer_id: UUID | None, month: date, cost: Decimal
+) -> None:
+    await conn.execute(Q["charge"], payer_kind, payer_id, month, str(cost))
+
+
+async def defer(conn: asyncpg.Connection, item_ids: Sequence[UUID], until: datetime) -> None:
+    await conn.execute(Q["defer"], list(item_ids), until)
+
+
+async def count_attempt(conn: asyncpg.Connection, item_ids: Sequence[UUID]) -> None:
+    await conn.execute(Q["count_attempt"], list(item_ids))
+
+
+@dataclass(frozen=True, slots=True)
+class PassRow:
+    id: UUID
+    owner_kind: str
+    owner_id: UUID | None
+    payer_kind: str
+    payer_id: UUID | None
+    reader: str
+    items: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: Decimal
+    started_at: datetime
+    finished_at: datetime
+
+
+async def insert_pass(conn: asyncpg.Connection, row: PassRow) -> None:
+    await conn.execute(
+        Q["insert_pass"],
+        row.id,
+        row.owner_kind,
+        row.owner_id,
+        row.payer_kind,
+        row.payer_id,
+        row.reader,
+        row.items,
+        row.input_tokens,
+        row.output_tokens,
+        str(row.cost_usd),
+        row.started_at,
+        row.finished_at,
+    )
+
+
+async def mark_read(
+    conn: asyncpg.Connection, item_ids: Sequence[UUID], at: datetime, pass_id: UUID
+) -> None:
+    await conn.execute(Q["mark_read"], list(item_ids), at, pass_id)
+
+
+async def insert_verdicts(
+    conn: asyncpg.Connection, verdicts: Sequence[dict[str, Any]], at: datetime
+) -> None:
+    """Verdict rows: item_id, number, verdict, reason, page_id, line_key, text."""
+    if verdicts:
+        await conn.execute(Q["insert_verdicts"], orjson.dumps(list(verdicts)).decode(), at)
+
+
+async def decide_proposals(
+    conn: asyncpg.Connection, decided: Sequence[dict[str, Any]], at: datetime
+) -> None:
+    """Proposals' status and verdict: id, status, verdict."""
+    if decided:
+        await conn.execute(Q["decide_proposals"], orjson.dumps(list(decided)).decode(), at)
