@@ -82,10 +82,16 @@ def learn(item: Item, lines: Sequence[PageLine] = ()) -> tuple[Candidate, ...]:
         return ()
     text = _readable(marked)
     kind = souvenir_type(bare, standing=standing)
+    subject = about(marked, bare, item, consigne=kind == "consigne")
+    if kind == "préférence" and subject.kind == "record":
+        # What a record (a client, a contact) wants from us is how we deal with it, not the
+        # speaker's own taste: a relation, which its page keeps (seed 000's cookbook finds
+        # "Acme wants every message in French" on Acme's page).
+        kind = "relation"
     candidate = Candidate(
         text=text,
         type=kind,
-        about=about(marked, bare, item, consigne=kind == "consigne"),
+        about=subject,
         stated_by=item.speaker,
         confirms=_confirmed(text, lines),
     )

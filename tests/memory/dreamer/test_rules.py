@@ -42,11 +42,11 @@ def test_the_seed_cookbook_sentence():
         "Remember: @[Acme](record:abc) wants every message in French, addressed to Claire Morel."
     )
     assert found.text == "Acme wants every message in French, addressed to Claire Morel."
-    # préférence: the seed's cookbook creates Acme's page as "Acme's preferences.", and its
-    # "Where a souvenir goes" lists a preference among what a speaker states; the sharing rule
-    # then keeps it on Claire's profile with a reference to Acme (a consigne or a préférence
-    # stays in your profile), which code decides, not the reader.
-    assert found.type == "préférence"
+    # relation: what a record wants from us is how we deal with it, and the seed's cookbook
+    # then reads the souvenir on Acme's page (memories.eq("subjectId", acme.id), and the
+    # delete through /v1/records/companies/{id}/memory), where only a relation, a contexte or
+    # a décision from a private conversation goes.
+    assert found.type == "relation"
     assert found.about.kind == "record" and found.about.id == "abc"
     assert found.stated_by == CLAIRE
 
@@ -55,6 +55,8 @@ def test_the_seed_cookbook_sentence():
     ("text", "kind"),
     [
         ("Remember: Bob prefers calls", "préférence"),
+        ("Remember: @[Bob](record:abc) prefers calls", "relation"),
+        ("Remember: I prefer calls", "préférence"),
         ("Retiens : Bob préfère le mail", "préférence"),
         ("Note that the board decided to expand to Spain", "décision"),
         ("Retiens : le comité a décidé de geler les prix", "décision"),
