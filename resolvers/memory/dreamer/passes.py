@@ -12,7 +12,7 @@ written twice. One owner's pass runs once at a time anywhere (a PostgreSQL advis
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from decimal import Decimal
@@ -225,10 +225,18 @@ async def _write(
     )
 
 
-async def run_due(pool: asyncpg.Pool, now: datetime, settings: PassSettings) -> list[PassReport]:
-    """Run every pass due at ``now`` to completion, soonest due first."""
+async def run_due(
+    pool: asyncpg.Pool,
+    now: datetime,
+    settings: PassSettings,
+    workspaces: Collection[UUID] | None = None,
+) -> list[PassReport]:
+    """Run every pass due at ``now`` to completion, soonest due first (only those of
+    ``workspaces`` when given)."""
     async with pool.acquire() as proxy:
         due = await schedule.due_owners(cast(asyncpg.Connection, proxy), now, settings.timing)
+    if workspaces is not None:
+        due = [owner for owner in due if owner.workspace_id in workspaces]
     return [await run_pass(pool, owner, settings) for owner in due]
 
 
