@@ -38,6 +38,7 @@ async def set_preference(
 class SettingsRow:
     person: str | None
     tenant: str | None
+    ai_credits: bool = True
 
 
 async def workspace_settings(conn: asyncpg.Connection) -> SettingsRow:
@@ -52,10 +53,12 @@ async def set_workspace_settings(
     person: tuple[bool, Decimal | None],
     tenant: tuple[bool, Decimal | None],
     at: datetime,
+    ai_credits: bool | None = None,
 ) -> SettingsRow:
-    """Set either allowance (whether to set it, the amount or None for the default)."""
+    """Set either allowance (whether to set it, the amount or None for the default), and
+    whether the workspace has AI credits (None: unchanged)."""
     row = await conn.fetchrow(
-        Q["set_workspace_settings"], person[0], person[1], tenant[0], tenant[1], at
+        Q["set_workspace_settings"], person[0], person[1], tenant[0], tenant[1], at, ai_credits
     )
     assert row is not None  # an upsert returns its row
     return SettingsRow(**dict(row))

@@ -24,22 +24,24 @@ ON CONFLICT (workspace_id, member_id, key) DO UPDATE
 -- name: workspace_settings
 -- The workspace's settings as set (NULL: the default).
 SELECT memory_person_monthly_limit_usd::text AS person, memory_tenant_monthly_limit_usd::text
-       AS tenant
+       AS tenant, COALESCE(s.ai_credits, true) AS ai_credits
   FROM workspaces w
   LEFT JOIN workspace_settings s ON s.workspace_id = w.workspace_id
  WHERE w.workspace_id = app_workspace_id();
 
 -- name: set_workspace_settings
--- Sets the allowances ($1/$3 whether to set each; NULL returns to the default).
+-- Sets the allowances ($1/$3 whether to set each; NULL returns to the default) and whether
+-- the workspace has AI credits ($6; NULL: unchanged).
 INSERT INTO workspace_settings AS s (workspace_id, memory_person_monthly_limit_usd,
-                                     memory_tenant_monthly_limit_usd, updated_at)
+                                     memory_tenant_monthly_limit_usd, ai_credits, updated_at)
 VALUES (app_workspace_id(), CASE WHEN $1 THEN $2::numeric END,
-        CASE WHEN $3 THEN $4::numeric END, $5)
+        CASE WHEN $3 THEN $4::numeric END, COALESCE($6::boolean, true), $5)
 ON CONFLICT (workspace_id) DO UPDATE
    SET memory_person_monthly_limit_usd
            = CASE WHEN $1 THEN $2::numeric ELSE s.memory_person_monthly_limit_usd END,
        memory_tenant_monthly_limit_usd
            = CASE WHEN $3 THEN $4::numeric ELSE s.memory_tenant_monthly_limit_usd END,
+       ai_credits = COALESCE($6::boolean, s.ai_credits),
        updated_at = $5
 RETURNING memory_person_monthly_limit_usd::text AS person,
-          memory_tenant_monthly_limit_usd::text AS tenant;
+          memory_tenant_monthly_limit_usd::text AS tenant, ai_credits;

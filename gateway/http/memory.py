@@ -92,6 +92,7 @@ def settings_json(found: Allowances) -> dict[str, Any]:
     return {
         "memoryPersonMonthlyLimitUsd": found.person,
         "memoryTenantMonthlyLimitUsd": found.tenant,
+        "aiCredits": found.ai_credits,
     }
 
 

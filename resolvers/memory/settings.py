@@ -21,6 +21,8 @@ PREFERENCE_KEYS = ("memory.shareWithTeam", "memory.learnFromEmail")
 DEFAULT_PERSON_MONTHLY_LIMIT_USD = "1.00"
 DEFAULT_TENANT_MONTHLY_LIMIT_USD = "5.00"
 SETTING_KEYS = ("memoryPersonMonthlyLimitUsd", "memoryTenantMonthlyLimitUsd")
+# Without AI credits nothing of memory runs (the Dreamer reads nothing; proposals wait).
+AI_CREDITS_KEY = "aiCredits"
 # A decimal string with at most six decimals and a sane number of digits.
 _AMOUNT = re.compile(r"(0|[1-9][0-9]{0,11})(\.[0-9]{1,6})?")
 
@@ -85,6 +87,7 @@ class Allowances:
 
     person: str | None
     tenant: str | None
+    ai_credits: bool = True
 
     @property
     def person_effective(self) -> str:
@@ -96,7 +99,7 @@ class Allowances:
 
 
 def _allowances(row: SettingsRow) -> Allowances:
-    return Allowances(row.person, row.tenant)
+    return Allowances(row.person, row.tenant, row.ai_credits)
 
 
 async def allowances(conn: asyncpg.Connection) -> Allowances:
@@ -124,14 +127,18 @@ async def update_allowances(
 ) -> Allowances:
     """A person with the settings right sets either allowance (absent: unchanged; None: the
     default). Any bad value changes nothing."""
+    known = (*SETTING_KEYS, AI_CREDITS_KEY)
     problems = [
-        Problem(f"unknown setting; the settings are {', '.join(SETTING_KEYS)}", key)
+        Problem(f"unknown setting; the settings are {', '.join(known)}", key)
         for key in changes
-        if key not in SETTING_KEYS
+        if key not in known
     ]
     for key in SETTING_KEYS:
         if key in changes:
             problems.extend(amount_problems(key, changes[key]))
+    credits = changes.get(AI_CREDITS_KEY)
+    if AI_CREDITS_KEY in changes and not isinstance(credits, bool):
+        problems.append(Problem("true or false", AI_CREDITS_KEY))
     if problems:
         raise invalid(problems, "The settings are not valid: nothing was changed.")
     if not principal.is_own_session or not principal.row.can_update_settings:
@@ -144,6 +151,10 @@ async def update_allowances(
         return key in changes, Decimal(value) if value is not None else None
 
     row = await memory_settings.set_workspace_settings(
-        conn, change(SETTING_KEYS[0]), change(SETTING_KEYS[1]), clock.now()
+        conn,
+        change(SETTING_KEYS[0]),
+        change(SETTING_KEYS[1]),
+        clock.now(),
+        credits if isinstance(credits, bool) else None,
     )
     return _allowances(row)

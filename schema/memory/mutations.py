@@ -37,6 +37,11 @@ class TenantSettingsInput:
     memory_tenant_monthly_limit_usd: str | None = strawberry.field(
         default=strawberry.UNSET, description="As memoryPersonMonthlyLimitUsd."
     )
+    ai_credits: bool | None = strawberry.field(
+        default=strawberry.UNSET,
+        description="Whether the workspace has AI credits (without them memory reads nothing);"
+        " left out: unchanged.",
+    )
 
 
 def _page(info: Info[Context, None], found: Page) -> MemoryPage:
@@ -130,6 +135,7 @@ class MemoryMutation:
             for key, value in (
                 ("memoryPersonMonthlyLimitUsd", input.memory_person_monthly_limit_usd),
                 ("memoryTenantMonthlyLimitUsd", input.memory_tenant_monthly_limit_usd),
+                ("aiCredits", input.ai_credits),
             )
             if value is not strawberry.UNSET
         }

@@ -249,6 +249,9 @@ class TenantSettings:
     )
     effective_person_monthly_limit_usd: str
     effective_tenant_monthly_limit_usd: str
+    ai_credits: bool = strawberry.field(
+        description="Whether the workspace has AI credits: without them memory reads nothing."
+    )
 
     @classmethod
     def from_row(cls, found: Allowances) -> TenantSettings:
@@ -257,4 +260,5 @@ class TenantSettings:
             memory_tenant_monthly_limit_usd=found.tenant,
             effective_person_monthly_limit_usd=found.person_effective,
             effective_tenant_monthly_limit_usd=found.tenant_effective,
+            ai_credits=found.ai_credits,
         )

@@ -965,7 +965,7 @@ async def test_only_the_settings_right_sets_the_allowances(client, ws, who):
     through_graphql = await gql(client, token, UPDATE_SETTINGS, {"input": wanted})
     if who == "admin":
         assert data(through_graphql) == {"updateTenantSettings": wanted}
-        assert await settings_now(client, ws) == wanted
+        assert await settings_now(client, ws) == {**wanted, "aiCredits": True}
     else:
         assert codes(through_graphql) == ["FORBIDDEN"]
         assert through_graphql.json()["data"] is None
@@ -973,14 +973,15 @@ async def test_only_the_settings_right_sets_the_allowances(client, ws, who):
     through_http = await client.patch("/tenant/settings", json=then, headers=bearer(token))
     if who == "admin":
         assert through_http.status_code == 200, through_http.text
-        assert through_http.json() == then
-        assert await settings_now(client, ws) == then
+        assert through_http.json() == {**then, "aiCredits": True}
+        assert await settings_now(client, ws) == {**then, "aiCredits": True}
         return
     assert through_http.status_code == 403, through_http.text
     assert through_http.json()["error"]["code"] == "FORBIDDEN"
     assert await settings_now(client, ws) == {
         "memoryPersonMonthlyLimitUsd": None,
         "memoryTenantMonthlyLimitUsd": None,
+        "aiCredits": True,
     }
 
 

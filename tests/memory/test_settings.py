@@ -178,6 +178,9 @@ async def patch_settings(client, token, body: Any):
     )
 
 
+CREDITS = "aiCredits"
+
+
 async def get_settings(client, token):
     response = await client.get("/tenant/settings", headers={"authorization": f"Bearer {token}"})
     assert response.status_code == 200
@@ -205,7 +208,11 @@ REFUSED = [*REFUSED_TEXT, 3, 3.5, True, False, [], {}]
 
 
 async def test_settings_read_back_null_while_the_default_applies(client, ws):
-    assert await get_settings(client, ws.tokens["viewer"]) == {PERSON: None, TENANT: None}
+    assert await get_settings(client, ws.tokens["viewer"]) == {
+        PERSON: None,
+        TENANT: None,
+        CREDITS: True,
+    }
     shown = field(await gql(client, ws.tokens["viewer"], TENANT_SETTINGS), "tenantSettings")
     assert shown == {
         PERSON: None,
@@ -220,15 +227,15 @@ async def test_patch_settings_accepts_decimal_strings(client, ws, sent, shown):
     admin = ws.tokens["admin"]
     response = await patch_settings(client, admin, {PERSON: sent, TENANT: sent})
     assert response.status_code == 200
-    assert response.json() == {PERSON: shown, TENANT: shown}
-    assert await get_settings(client, admin) == {PERSON: shown, TENANT: shown}
+    assert response.json() == {PERSON: shown, TENANT: shown, CREDITS: True}
+    assert await get_settings(client, admin) == {PERSON: shown, TENANT: shown, CREDITS: True}
     read = field(await gql(client, admin, TENANT_SETTINGS), "tenantSettings")
     assert read["effectivePersonMonthlyLimitUsd"] == shown
     # null returns to the default.
     response = await patch_settings(client, admin, {PERSON: None})
-    assert response.json() == {PERSON: None, TENANT: shown}
+    assert response.json() == {PERSON: None, TENANT: shown, CREDITS: True}
     response = await patch_settings(client, admin, {TENANT: None})
-    assert response.json() == {PERSON: None, TENANT: None}
+    assert response.json() == {PERSON: None, TENANT: None, CREDITS: True}
     read = field(await gql(client, admin, TENANT_SETTINGS), "tenantSettings")
     assert read["effectivePersonMonthlyLimitUsd"] == "1.00"
     assert read["effectiveTenantMonthlyLimitUsd"] == "5.00"
@@ -238,8 +245,12 @@ async def test_a_setting_left_out_is_unchanged(client, ws):
     admin = ws.tokens["admin"]
     await patch_settings(client, admin, {PERSON: "3.00", TENANT: "8.00"})
     response = await patch_settings(client, admin, {PERSON: "2"})
-    assert response.json() == {PERSON: "2", TENANT: "8.00"}
-    assert (await patch_settings(client, admin, {})).json() == {PERSON: "2", TENANT: "8.00"}
+    assert response.json() == {PERSON: "2", TENANT: "8.00", CREDITS: True}
+    assert (await patch_settings(client, admin, {})).json() == {
+        PERSON: "2",
+        TENANT: "8.00",
+        CREDITS: True,
+    }
 
 
 @pytest.mark.parametrize("value", REFUSED, ids=repr)
@@ -252,7 +263,7 @@ async def test_patch_settings_refuses_anything_else_and_changes_nothing(client, 
         error = response.json()["error"]
         assert error["code"] == "SCHEMA_VALIDATION_FAILED"
         assert [p["field"] for p in error["problems"]] == [list(body)[-1]]
-    assert await get_settings(client, admin) == {PERSON: "2.50", TENANT: "7"}
+    assert await get_settings(client, admin) == {PERSON: "2.50", TENANT: "7", CREDITS: True}
 
 
 async def test_patch_settings_lists_every_problem_and_changes_nothing(client, ws):
@@ -275,7 +286,7 @@ async def test_patch_settings_lists_every_problem_and_changes_nothing(client, ws
         response = await patch_settings(client, admin, body)
         assert response.status_code == 400
         assert response.json()["error"]["code"] == "SCHEMA_VALIDATION_FAILED"
-    assert await get_settings(client, admin) == {PERSON: "2.50", TENANT: "7"}
+    assert await get_settings(client, admin) == {PERSON: "2.50", TENANT: "7", CREDITS: True}
 
 
 async def test_only_the_settings_right_sets_allowances(client, ws):
@@ -285,7 +296,11 @@ async def test_only_the_settings_right_sets_allowances(client, ws):
         assert response.json()["error"]["code"] == "FORBIDDEN"
         refused = await gql(client, ws.tokens[who], UPDATE_SETTINGS, {"input": {PERSON: "100"}})
         assert codes(refused) == ["FORBIDDEN"]
-    assert await get_settings(client, ws.tokens["admin"]) == {PERSON: None, TENANT: None}
+    assert await get_settings(client, ws.tokens["admin"]) == {
+        PERSON: None,
+        TENANT: None,
+        CREDITS: True,
+    }
 
 
 @pytest.mark.parametrize("sent, shown", ACCEPTED)
@@ -299,7 +314,7 @@ async def test_update_tenant_settings_accepts_decimal_strings(client, ws, sent, 
         "effectiveTenantMonthlyLimitUsd": "5.00",
     }
     assert field(await gql(client, admin, TENANT_SETTINGS), "tenantSettings")[PERSON] == shown
-    assert await get_settings(client, admin) == {PERSON: shown, TENANT: None}
+    assert await get_settings(client, admin) == {PERSON: shown, TENANT: None, CREDITS: True}
     back = await gql(client, admin, UPDATE_SETTINGS, {"input": {PERSON: None, TENANT: sent}})
     assert field(back, "updateTenantSettings") == {
         PERSON: None,
@@ -320,7 +335,7 @@ async def test_update_tenant_settings_refuses_anything_else_and_changes_nothing(
     both = await gql(client, admin, UPDATE_SETTINGS, {"input": {PERSON: value, TENANT: value}})
     problems = both.json()["errors"][0]["extensions"]["problems"]
     assert sorted(p["field"] for p in problems) == [PERSON, TENANT]
-    assert await get_settings(client, admin) == {PERSON: "2.50", TENANT: "7"}
+    assert await get_settings(client, admin) == {PERSON: "2.50", TENANT: "7", CREDITS: True}
 
 
 @pytest.mark.parametrize("value", [3, 3.5, True], ids=repr)
@@ -332,7 +347,7 @@ async def test_update_tenant_settings_refuses_what_is_not_a_string(client, ws, v
     assert codes(response) == ["GRAPHQL_VALIDATION_FAILED"]
     unknown = await gql(client, admin, UPDATE_SETTINGS, {"input": {PERSON: "3", "colour": "1"}})
     assert codes(unknown) == ["GRAPHQL_VALIDATION_FAILED"]
-    assert await get_settings(client, admin) == {PERSON: "2.50", TENANT: "7"}
+    assert await get_settings(client, admin) == {PERSON: "2.50", TENANT: "7", CREDITS: True}
 
 
 async def test_an_api_key_sets_no_allowance_even_with_an_admin_role(client, pool, ws):
@@ -348,4 +363,22 @@ async def test_an_api_key_sets_no_allowance_even_with_an_admin_role(client, pool
     through_http = await patch_settings(client, token, wanted)
     assert through_http.status_code == 403, through_http.text
     assert through_http.json()["error"]["code"] == "FORBIDDEN"
-    assert await get_settings(client, ws.tokens["admin"]) == {PERSON: None, TENANT: None}
+    assert await get_settings(client, ws.tokens["admin"]) == {
+        PERSON: None,
+        TENANT: None,
+        CREDITS: True,
+    }
+
+
+async def test_ai_credits_are_a_boolean_setting_of_the_admin(client, ws):
+    admin = ws.tokens["admin"]
+    refused = await patch_settings(client, admin, {CREDITS: "no", PERSON: "abc"})
+    assert refused.status_code == 400
+    assert {p["field"] for p in refused.json()["error"]["problems"]} == {CREDITS, PERSON}
+    assert (await get_settings(client, admin))[CREDITS] is True
+    turned = await patch_settings(client, admin, {CREDITS: False})
+    assert turned.status_code == 200 and turned.json()[CREDITS] is False
+    # Setting an allowance leaves the credits as they are.
+    assert (await patch_settings(client, admin, {PERSON: "2"})).json()[CREDITS] is False
+    assert (await patch_settings(client, ws.tokens["member"], {CREDITS: True})).status_code == 403
+    assert (await get_settings(client, admin))[CREDITS] is False

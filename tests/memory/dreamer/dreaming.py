@@ -3,6 +3,7 @@ of the tests' own, and a pass run by hand."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from uuid import UUID, uuid4
@@ -20,7 +21,8 @@ WITH c AS (
     INSERT INTO conversations AS c (workspace_id, id, external_id, person_id, agent_id, scope,
                                     created_at, updated_at)
     VALUES (app_workspace_id(), gen_random_uuid(), $2, $1, NULL, $6, $4, $4)
-    ON CONFLICT (workspace_id, person_id, external_id) DO UPDATE SET updated_at = EXCLUDED.updated_at
+    ON CONFLICT (workspace_id, person_id, external_id)
+    DO UPDATE SET updated_at = EXCLUDED.updated_at
     RETURNING id),
 m AS (
     INSERT INTO conversation_messages (workspace_id, id, conversation_id, external_id,
@@ -71,9 +73,11 @@ class FixedReader:
         self.usage = usage or Usage()
         self.calls: list[Batch] = []
         self.before: Callable[[], object] | None = None
+        self.called = asyncio.Event()
 
     async def read(self, batch: Batch) -> ReaderAnswer:
         self.calls.append(batch)
+        self.called.set()
         if self.before is not None:
             waited = self.before()
             if hasattr(waited, "__await__"):
@@ -89,7 +93,9 @@ async def dream(
     return await run_due(pool, now, settings or PassSettings(), workspaces={ws.id})
 
 
-async def lines_of(pool: asyncpg.Pool, ws: Workspace, about_kind: str, about: UUID | None) -> list[asyncpg.Record]:
+async def lines_of(
+    pool: asyncpg.Pool, ws: Workspace, about_kind: str, about: UUID | None
+) -> list[asyncpg.Record]:
     """The souvenir lines of the live page about something, in order."""
     async with pool.acquire() as conn, conn.transaction():
         await begin_workspace(conn, ws.id)
@@ -97,14 +103,17 @@ async def lines_of(pool: asyncpg.Pool, ws: Workspace, about_kind: str, about: UU
             "SELECT l.* FROM memory_lines l JOIN memory_pages p"
             " ON p.workspace_id = l.workspace_id AND p.id = l.page_id"
             " WHERE p.trashed_at IS NULL AND p.about_kind = $1"
-            " AND COALESCE(p.member_id, p.agent_id, p.routine_id, p.subject_id) IS NOT DISTINCT FROM $2"
+            " AND COALESCE(p.member_id, p.agent_id, p.routine_id, p.subject_id)"
+            " IS NOT DISTINCT FROM $2"
             " AND l.kind = 'souvenir' ORDER BY l.position",
             about_kind,
             about,
         )
 
 
-async def items_of(pool: asyncpg.Pool, ws: Workspace, item_ids: Sequence[UUID]) -> list[asyncpg.Record]:
+async def items_of(
+    pool: asyncpg.Pool, ws: Workspace, item_ids: Sequence[UUID]
+) -> list[asyncpg.Record]:
     """Items with their verdicts, in the order asked."""
     async with pool.acquire() as conn, conn.transaction():
         await begin_workspace(conn, ws.id)

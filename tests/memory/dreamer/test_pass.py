@@ -17,7 +17,9 @@ from tests.factories import company, local
 from tests.memory.dreamer.dreaming import FixedReader, dream, items_of, lines_of, said
 
 NOON = datetime(2026, 11, 10, 12, 0, tzinfo=UTC)
-COOKBOOK = "Remember: @[Acme](record:{id}) wants every message in French, addressed to Claire Morel."
+COOKBOOK = (
+    "Remember: @[Acme](record:{id}) wants every message in French, addressed to Claire Morel."
+)
 
 
 @pytest.fixture
@@ -94,8 +96,7 @@ async def test_two_passes_of_one_owner_never_run_together(pool, ws, acme, stand)
     settings = PassSettings(reader=reader)
     owner = owner_of(ws.id, "member", ws.members["member"])
     first = asyncio.create_task(run_pass(pool, owner, settings))
-    while not reader.calls:
-        await asyncio.sleep(0.01)
+    await reader.called.wait()
     second = await run_pass(pool, owner, settings)
     gate.set()
     done = await first
