@@ -88,12 +88,12 @@ def _record_target(
     if record_id is None or record_id not in item.record_ids:
         return Refusal("no_subject")
     linked = {record.id: record for record in batch.records}
-    chosen: str | None = record_id
+    chosen = record_id
     if record_id in linked and linked[record_id].satellite:
-        chosen = most_specific(record_id, linked, lambda gid: _carries(gid, context))
-        if chosen is None:
+        found = most_specific(record_id, linked, lambda gid: _carries(gid, context))
+        if found is None:
             return Refusal("satellite_no_record")
-    assert chosen is not None
+        chosen = found
     local = local_id(chosen, "Record", context.workspace_id)
     if local is None:
         return Refusal("no_subject")
