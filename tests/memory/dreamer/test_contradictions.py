@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import date
 
 from resolvers.memory.dreamer.contradictions import comparable, refreshed
-from tests.memory.dreamer.passes import souvenir
+from tests.memory.dreamer.verdict_world import souvenir
 
 MAY, JUNE, JULY = date(2026, 5, 1), date(2026, 6, 1), date(2026, 7, 1)
 

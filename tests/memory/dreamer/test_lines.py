@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from db.memory import LineRow
 from resolvers.memory.dreamer.lines import neutralised, one_line, placed
-from tests.memory.dreamer.passes import souvenir
+from tests.memory.dreamer.verdict_world import souvenir
 
 NEW = souvenir("new", "n")
 

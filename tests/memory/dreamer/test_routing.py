@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from resolvers.memory.dreamer.reader import LinkedRecord, Voice
 from resolvers.memory.dreamer.routing import agent_of, local_id, member_of, most_specific
-from tests.memory.dreamer.passes import ALICE, ALICE_ID, BOB_ID, OUTSIDER, SCOUT, WS, gid
+from tests.memory.dreamer.verdict_world import ALICE, ALICE_ID, BOB_ID, OUTSIDER, SCOUT, WS, gid
 
 
 def linked(*records: LinkedRecord) -> dict[str, LinkedRecord]:

@@ -7,7 +7,7 @@ from uuid import uuid4
 
 from resolvers.memory.dreamer.context import Permissions
 from resolvers.memory.dreamer.sharing import may_shape, owns
-from tests.memory.dreamer.passes import ALICE_ID, BOB_ID, scope
+from tests.memory.dreamer.verdict_world import ALICE_ID, BOB_ID, scope
 
 RECORD, AGENT = uuid4(), uuid4()
 

@@ -15,7 +15,7 @@ from resolvers.memory.content import mission_section, parse_content
 from resolvers.memory.dreamer.lines import neutralised, one_line
 from resolvers.memory.dreamer.reader import About, Candidate, PageLine, Voice
 from resolvers.memory.grammar import has_control, parse
-from tests.memory.dreamer.passes import (
+from tests.memory.dreamer.verdict_world import (
     ACME_ID,
     ACME_PAGE,
     AGENT_ID,

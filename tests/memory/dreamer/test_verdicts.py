@@ -15,7 +15,7 @@ import pytest
 from resolvers.memory.dreamer.context import Permissions
 from resolvers.memory.dreamer.reader import About, Candidate, ItemLearnings, LinkedRecord
 from resolvers.memory.dreamer.refusals import REASONS
-from tests.memory.dreamer.passes import (
+from tests.memory.dreamer.verdict_world import (
     ACME,
     ACME_ID,
     ACME_PAGE,
