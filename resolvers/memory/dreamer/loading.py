@@ -16,7 +16,8 @@ import importlib
 import inspect
 from typing import cast
 
-from resolvers.memory.dreamer.chat import CHAT_READER, ChatReader, ChatSettings
+from resolvers.memory.dreamer.chat import CHAT_READER, ChatReader
+from resolvers.memory.dreamer.chat_settings import ChatSettings
 from resolvers.memory.dreamer.reader import Reader
 from resolvers.memory.dreamer.rules import RULES_READER, RulesReader
 

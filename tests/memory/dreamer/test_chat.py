@@ -16,7 +16,8 @@ import pytest
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
-from resolvers.memory.dreamer.chat import ChatReader, ChatSettings
+from resolvers.memory.dreamer.chat import ChatReader
+from resolvers.memory.dreamer.chat_settings import ChatSettings
 from resolvers.memory.dreamer.prompt import ANSWER_SCHEMA_NAME, answer_schema
 from resolvers.memory.dreamer.reader import (
     Batch,
@@ -253,6 +254,11 @@ async def test_a_server_that_is_not_there_is_a_reader_error():
         await ChatReader(chat).read(batch())
 
 
+def test_a_reader_needs_its_settings():
+    with pytest.raises(ValueError, match="needs model, api_key"):
+        ChatReader(ChatSettings(base_url="http://x"))
+
+
 async def test_the_usage_costs_the_configured_prices(httpserver: HTTPServer):
     usage = {"prompt_tokens": 1_000_000, "completion_tokens": 2_000, "total_tokens": 1_002_000}
     httpserver.expect_request(PATH, method="POST").respond_with_json(
@@ -271,20 +277,3 @@ async def test_an_answer_without_usage_costs_nothing(httpserver: HTTPServer):
     httpserver.expect_request(PATH, method="POST").respond_with_json(body)
     found = await ChatReader(settings(httpserver, price_input_per_mtok=Decimal("3"))).read(batch())
     assert found.usage.input_tokens == found.usage.output_tokens == 0
-
-
-def test_settings_name_what_is_missing_and_hide_the_key():
-    assert ChatSettings().missing() == ("base_url", "model", "api_key")
-    assert ChatSettings(base_url="http://x", model=" ", api_key="k").missing() == ("model",)
-    with pytest.raises(ValueError, match="needs model, api_key"):
-        ChatReader(ChatSettings(base_url="http://x"))
-    assert "sk-secret" not in repr(ChatSettings(api_key="sk-secret"))
-
-
-@pytest.mark.parametrize(
-    "wrong",
-    [{"timeout": 0}, {"max_retries": -1}, {"price_input_per_mtok": Decimal("-1")}],
-)
-def test_settings_refuse_impossible_values(wrong: dict[str, Any]):
-    with pytest.raises(ValueError):
-        ChatSettings(**wrong)

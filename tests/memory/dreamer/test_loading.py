@@ -6,7 +6,8 @@ from datetime import date, datetime
 
 import pytest
 
-from resolvers.memory.dreamer.chat import ChatReader, ChatSettings
+from resolvers.memory.dreamer.chat import ChatReader
+from resolvers.memory.dreamer.chat_settings import ChatSettings
 from resolvers.memory.dreamer.loading import reader_named
 from resolvers.memory.dreamer.reader import Batch, Item, PageOwner, Voice
 from resolvers.memory.dreamer.rules import RulesReader
