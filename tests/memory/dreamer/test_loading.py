@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
+import sys
 from datetime import date, datetime
+from pathlib import Path
 
 import pytest
 
@@ -83,3 +86,17 @@ def test_a_wrong_spec_is_a_value_error_naming_it(spec: str, problem: str):
         reader_named(spec, CHAT)
     assert problem in str(raised.value)
     assert repr(spec) in str(raised.value)
+
+
+async def test_the_readme_example_loads_and_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    readme = (Path(__file__).parents[3] / "README.md").read_text()
+    section = readme[readme.index("#### Plugging in a model") :]
+    example = re.search(r"```python\n(.*?)```", section, re.DOTALL)
+    assert example is not None
+    (tmp_path / "myreaders.py").write_text(example[1])
+    monkeypatch.syspath_prepend(tmp_path)
+    monkeypatch.delitem(sys.modules, "myreaders", raising=False)
+    reader = reader_named("myreaders:Silent", None)
+    answer = await reader.read(batch())
+    assert [entry.item_id for entry in answer.learnings] == ["i1"]
+    assert answer.learnings[0].candidates == ()
