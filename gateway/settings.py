@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from resolvers.memory.dreamer.chat_settings import (
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_TIMEOUT_SECONDS,
+    ReasoningEffort,
+)
+from resolvers.memory.dreamer.rules import RULES_READER
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 # How long a client may take to send a body before its request is answered 408 (plus time for a
@@ -44,4 +52,46 @@ class Settings(BaseSettings):
     body_read_timeout: float = Field(
         default=BODY_READ_TIMEOUT_SECONDS,
         description="Seconds a client may take to send a whole request body.",
+    )
+    # The Dreamer's reader (README "Plugging in a model"; gateway/dreamer_reader.py).
+    dreamer_reader: str = Field(
+        default=RULES_READER,
+        description="The Dreamer's reader: 'rules' (no model, free), 'openai' (an "
+        "OpenAI-compatible chat model, the dreamer_model settings) or "
+        "'package.module:attribute' (a reader of your own).",
+    )
+    dreamer_model_base_url: str | None = Field(
+        default=None,
+        description="The chat model's OpenAI-compatible API (https://api.openai.com/v1, or a "
+        "local server's /v1).",
+    )
+    dreamer_model: str | None = Field(default=None, description="The chat model's name.")
+    dreamer_model_api_key: SecretStr | None = Field(
+        default=None, description="The chat model's API key."
+    )
+    dreamer_model_reasoning_effort: ReasoningEffort | None = Field(
+        default=None,
+        description="The reasoning effort asked of the model (the seed runs the Dreamer at "
+        "'low'); unset sends none, as a model without reasoning refuses it.",
+    )
+    dreamer_model_timeout: float = Field(
+        default=DEFAULT_TIMEOUT_SECONDS,
+        gt=0,
+        description="Seconds to wait for the model's answer before the pass keeps its items for "
+        "a retry.",
+    )
+    dreamer_model_max_retries: int = Field(
+        default=DEFAULT_MAX_RETRIES,
+        ge=0,
+        description="Times a timeout, a lost connection, a 429 or a 5xx is retried, with backoff.",
+    )
+    dreamer_price_input_per_mtok: Decimal = Field(
+        default=Decimal(0),
+        ge=0,
+        description="USD per million tokens the reader reads (charged to the allowances).",
+    )
+    dreamer_price_output_per_mtok: Decimal = Field(
+        default=Decimal(0),
+        ge=0,
+        description="USD per million tokens the reader writes (charged to the allowances).",
     )

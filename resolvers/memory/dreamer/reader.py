@@ -224,11 +224,27 @@ class ReaderAnswer(_Model):
 
 
 class Reader(Protocol):
-    """A Dreamer reader: reads one batch, proposes learnings per item, reports its usage."""
+    """A Dreamer reader: reads one batch, proposes learnings per item, reports its usage.
+
+    A reader that could not read the batch (its model timed out, answered something that is
+    not a ``ReaderAnswer``) raises ``ReaderError``: the pass then keeps the items for a retry.
+    """
 
     async def read(self, batch: Batch) -> ReaderAnswer:
         """The candidate learnings of each item of ``batch``, and the tokens spent."""
         ...
+
+
+class ReaderError(Exception):
+    """A reader could not read a batch; nothing was decided, its items wait for a retry.
+
+    ``usage``: the tokens spent all the same (a model that answered something malformed was
+    paid for it), so that the pass can still be charged.
+    """
+
+    def __init__(self, message: str, usage: Usage | None = None) -> None:
+        super().__init__(message)
+        self.usage = usage or Usage()
 
 
 def _souvenir_type(value: str) -> str:

@@ -1,0 +1,127 @@
+"""What a chat model reader tells its model (issue 10, item 5): the rules of memory in short,
+the workspace's mission before them, the batch as JSON, and the JSON schema its answer must
+follow (OpenAI structured outputs, strict mode). Pure.
+
+The model only proposes; code decides the verdicts, the routing, the sharing and the caps
+(DESIGN §6), so the rules here say what to notice and how to flag it, never what is written.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from resolvers.memory.dreamer.reader import Batch, ItemLearnings
+
+ANSWER_SCHEMA_NAME = "dreamer_learnings"
+# Keywords strict structured outputs refuse or that only cost tokens; pydantic still checks
+# them (``min_length``, defaults) when the answer is validated.
+_DROPPED_KEYWORDS = frozenset({"default", "title", "minLength"})
+
+RULES = """\
+You are the Dreamer: you read what was said in a workspace (conversations, meetings, runs, \
+agents' proposals, mail) and propose what its memory should keep. Code decides what is \
+written; you only propose, and flag.
+
+Most items teach nothing durable: an empty list of candidates is the usual answer, and a \
+pass that proposes nothing is a good pass.
+
+Only stated facts count. Propose only what someone said in an item, and set stated_by to \
+who said it (the item's speaker). Never propose what you infer or guess; if nobody stated \
+it, set stated_by to null (it will be refused).
+
+Flag, do not hide: when a learning is a log of what was done (log), a task to do (task), a \
+one-off request (one_off), something that will not matter in six months (transient), or \
+something a linked record already stores in its values (already_in_record), set that flag. \
+Health, pay, private life and beliefs are sensitive: set sensitive to the category.
+
+Types: relation (how people, companies and deals relate: who works with or reports to whom), \
+contexte (a background fact), décision (something decided), consigne (a standing \
+instruction or rule: "always", "never", "from now on"), préférence (how someone likes \
+things done).
+
+About (what the learning is about; routing is decided from it):
+- record: one of the item's own record_ids, the most specific (a deal before its contact, a \
+contact before its company); never a record guessed from a name, never one not linked to \
+the item.
+- speaker: the speaker themselves, or an instruction or a preference the speaker gives.
+- agent or routine: how that agent or routine should work (its id).
+- workspace: a rule for the whole team.
+- nothing: none of these (it will not be written).
+
+Lines: when a learning says the same as a line already on a page, put that line's key in \
+confirms; when it contradicts one, put the key in contradicts. changes_over_time is true for \
+a changing fact (a deadline, an intention) and false for a fixed one.
+
+Write each learning as one short line in the item's language, records named by their label \
+(no markup). Set until only to a natural end stated in the item (YYYY-MM-DD); never a review \
+date.
+
+Answer with one entry per item of the batch, in its order, with the item's id."""
+
+MISSION_INTRO = (
+    "## Mission mémoire\n"
+    "What this workspace wants remembered, written by its members: read it before the "
+    "rules below."
+)
+
+
+class Learnings(BaseModel):
+    """What a chat model answers: a ``ReaderAnswer`` without its usage (read from the API)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    learnings: tuple[ItemLearnings, ...] = Field(
+        description="One entry per item of the batch, in its order (candidates empty when "
+        "the item teaches nothing)."
+    )
+
+
+def system_prompt(batch: Batch) -> str:
+    """The rules of memory, after the workspace's mission section when it has one."""
+    mission = batch.mission.strip()
+    if not mission:
+        return RULES
+    return f"{MISSION_INTRO}\n\n{mission}\n\n{RULES}"
+
+
+def batch_message(batch: Batch) -> str:
+    """The batch as JSON (its mission is already in the system prompt)."""
+    return batch.model_dump_json(exclude={"mission"})
+
+
+def answer_schema() -> dict[str, Any]:
+    """The JSON schema of ``Learnings`` in the form strict structured outputs accept: every
+    property required (an optional one is nullable), no other property, no defaults, and a
+    ``$ref`` with nothing beside it."""
+    return _strict(Learnings.model_json_schema())
+
+
+def response_format() -> dict[str, Any]:
+    """The ``response_format`` asking for ``answer_schema``, strictly."""
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": ANSWER_SCHEMA_NAME, "schema": answer_schema(), "strict": True},
+    }
+
+
+def _strict(schema: dict[str, Any]) -> dict[str, Any]:
+    if "$ref" in schema:
+        return {"$ref": schema["$ref"]}
+    strict: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _DROPPED_KEYWORDS:
+            continue
+        if key in ("properties", "$defs"):
+            strict[key] = {name: _strict(sub) for name, sub in value.items()}
+        elif isinstance(value, dict):
+            strict[key] = _strict(value)
+        elif isinstance(value, list):
+            strict[key] = [_strict(sub) if isinstance(sub, dict) else sub for sub in value]
+        else:
+            strict[key] = value
+    if strict.get("type") == "object":
+        strict["required"] = list(strict.get("properties", {}))
+        strict["additionalProperties"] = False
+    return strict
