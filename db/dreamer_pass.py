@@ -181,12 +181,18 @@ async def mark_read(
     await conn.execute(Q["mark_read"], list(item_ids), at, pass_id)
 
 
+def _plain(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows as plain JSON values (ids as text) for a jsonb parameter."""
+    plain: list[dict[str, Any]] = orjson.loads(orjson.dumps(list(rows), default=str))
+    return plain
+
+
 async def insert_verdicts(
     conn: asyncpg.Connection, verdicts: Sequence[dict[str, Any]], at: datetime
 ) -> None:
     """Verdict rows: item_id, number, verdict, reason, page_id, line_key, text."""
     if verdicts:
-        await conn.execute(Q["insert_verdicts"], orjson.dumps(list(verdicts)).decode(), at)
+        await conn.execute(Q["insert_verdicts"], _plain(verdicts), at)
 
 
 async def decide_proposals(
@@ -194,4 +200,4 @@ async def decide_proposals(
 ) -> None:
     """Proposals' status and verdict: id, status, verdict."""
     if decided:
-        await conn.execute(Q["decide_proposals"], orjson.dumps(list(decided)).decode(), at)
+        await conn.execute(Q["decide_proposals"], _plain(decided), at)

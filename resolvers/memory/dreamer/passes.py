@@ -29,8 +29,9 @@ from resolvers.common import clock
 from resolvers.memory.dreamer import apply, schedule
 from resolvers.memory.dreamer.batching import BatchTiming
 from resolvers.memory.dreamer.gather import gather
-from resolvers.memory.dreamer.reader import Reader, ReaderAnswer, Usage
+from resolvers.memory.dreamer.reader import Reader, ReaderAnswer, ReaderError
 from resolvers.memory.dreamer.rules import RulesReader
+from resolvers.memory.dreamer.spend import Prices, cost_usd
 from resolvers.memory.dreamer.verdicts import decide
 from resolvers.memory.settings import (
     DEFAULT_PERSON_MONTHLY_LIMIT_USD,
@@ -38,24 +39,8 @@ from resolvers.memory.settings import (
 )
 
 log = logging.getLogger("skillmem.dreamer")
-MILLION = Decimal(1_000_000)
 # Without AI credits a workspace's items wait; they are looked at again after this long.
 NO_CREDITS_RETRY = timedelta(hours=1)
-
-
-@dataclass(frozen=True, slots=True)
-class Prices:
-    """USD per million tokens read and written (the ``rules`` reader costs nothing)."""
-
-    input_per_mtok: Decimal = Decimal(0)
-    output_per_mtok: Decimal = Decimal(0)
-
-    def cost(self, usage: Usage) -> Decimal:
-        """What ``usage`` costs at these prices."""
-        spent = (
-            usage.input_tokens * self.input_per_mtok + usage.output_tokens * self.output_per_mtok
-        )
-        return Decimal(spent) / MILLION
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +144,11 @@ async def _pass(conn: asyncpg.Connection, owner: DueOwner, settings: PassSetting
         async with conn.transaction():
             await begin_workspace(conn, owner.workspace_id)
             await dreamer_pass.count_attempt(conn, [row["id"] for row in readable])
+            # Tokens a malformed answer spent are spent all the same.
+            if isinstance(error, ReaderError) and error.usage is not None:
+                cost = cost_usd(error.usage, settings.prices)
+                payer = readable[0]["payer_kind"], readable[0]["payer_id"]
+                await dreamer_pass.charge(conn, *payer, month_of(started), cost)
         return PassReport(
             owner, waiting=len(rows), note=f"the reader failed: {type(error).__name__}"
         )
@@ -194,7 +184,7 @@ async def _write(
         decisions = decide(gathered.batch, answer, gathered.context)
         finished = clock.now()
         pages = await apply.write_pages(conn, gathered, decisions, finished)
-        cost = settings.prices.cost(answer.usage)
+        cost = cost_usd(answer.usage, settings.prices)
         pass_id = uuid4()
         payer_kind, payer_id = rows[0]["payer_kind"], rows[0]["payer_id"]
         await dreamer_pass.insert_pass(
