@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from resolvers.memory.dreamer.batching import FULL_BATCH, GROUP_WAIT, QUICK_WAIT
 from resolvers.memory.dreamer.chat_settings import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT_SECONDS,
@@ -94,4 +95,20 @@ class Settings(BaseSettings):
         default=Decimal(0),
         ge=0,
         description="USD per million tokens the reader writes (charged to the allowances).",
+    )
+    # When a page owner's pass is due (resolvers/memory/dreamer/batching.py).
+    dreamer_group_wait_seconds: float = Field(
+        default=GROUP_WAIT.total_seconds(),
+        gt=0,
+        description="A pass waits this long after its oldest item, to group items.",
+    )
+    dreamer_quick_wait_seconds: float = Field(
+        default=QUICK_WAIT.total_seconds(),
+        ge=0,
+        description="... only this long after a remember-request or a proposal.",
+    )
+    dreamer_full_batch: int = Field(
+        default=FULL_BATCH,
+        ge=1,
+        description="... and not at all once this many items wait.",
     )
