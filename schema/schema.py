@@ -7,6 +7,7 @@ from strawberry.schema.config import StrawberryConfig
 
 from schema.cards.queries import CardsQuery
 from schema.direct import use_direct_resolvers
+from schema.dreamer.mutations import DreamerMutation
 from schema.identity.mutations import IdentityMutation
 from schema.identity.queries import IdentityQuery
 from schema.memory.mutations import MemoryMutation
@@ -24,7 +25,7 @@ class Query(IdentityQuery, RecordsQuery, SkillsQuery, MemoryQuery, CardsQuery, S
 
 
 @strawberry.type
-class Mutation(IdentityMutation, RecordsMutation, SkillsMutation, MemoryMutation):
+class Mutation(IdentityMutation, RecordsMutation, SkillsMutation, MemoryMutation, DreamerMutation):
     pass
 
 
