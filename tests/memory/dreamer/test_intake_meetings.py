@@ -4,6 +4,7 @@ who may record one, the checks, and re-sends."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
 from tests.factories import codes, company, data, gql, private_deal, problems
@@ -120,3 +121,19 @@ async def test_a_re_sent_meeting_is_stored_once(client, pool, ws):
     stored = await counts(pool, ws)
     assert (stored["meeting records"], stored["meeting_transcripts"]) == (3, 3)
     assert (stored["meeting_links"], stored["memory_items"]) == (3, 3)
+
+
+async def test_concurrent_sends_of_a_meeting_store_it_once(client, pool, ws):
+    acme = await company(pool, ws)
+    given = {"externalId": "zoom-1", "recordIds": [acme]}
+    answers = await asyncio.gather(
+        *[meeting(client, ws.tokens["member"], **given) for _ in range(4)]
+    )
+    assert sorted(data(a)["recordMeeting"]["replayed"] for a in answers) == [
+        False,
+        True,
+        True,
+        True,
+    ]
+    stored = await counts(pool, ws)
+    assert (stored["meeting records"], stored["memory_items"]) == (1, 1)

@@ -4,6 +4,7 @@ checks, and re-sends."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 import asyncpg
@@ -270,3 +271,17 @@ async def test_a_waiting_item_wakes_the_scheduler(client, pool, ws, dsn):
         assert heard == ["skillmem_dreamer"]
     finally:
         await listener.close()
+
+
+async def test_concurrent_sends_of_a_message_store_it_once(client, pool, ws):
+    sends = [say(client, ws.tokens["member"], "Acme pays late.", messageId="m1") for _ in range(4)]
+    answers = await asyncio.gather(*sends)
+    assert sorted(data(a)["recordMessage"]["replayed"] for a in answers) == [
+        False,
+        True,
+        True,
+        True,
+    ]
+    stored = await counts(pool, ws)
+    assert (stored["conversations"], stored["conversation_messages"]) == (1, 1)
+    assert stored["memory_items"] == 1

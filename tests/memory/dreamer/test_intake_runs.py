@@ -4,6 +4,7 @@ who may record it, its conversation and parent, the checks, and re-sends."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
 import pytest
@@ -203,5 +204,13 @@ async def test_a_re_sent_run_is_stored_once(client, pool, ws, stand):
     assert [p["field"] for p in problems(other)] == ["externalId"]
     other = await run(client, ws.tokens["agent"], **{**given, "mission": "Something else"})
     assert [p["field"] for p in problems(other)] == ["externalId"]
+    stored = await counts(pool, ws)
+    assert (stored["runs"], stored["memory_items"]) == (1, 1)
+
+
+async def test_concurrent_sends_of_a_run_store_it_once(client, pool, ws):
+    sends = [run(client, ws.tokens["agent"], externalId="r1", retried=True) for _ in range(4)]
+    answers = await asyncio.gather(*sends)
+    assert sorted(data(a)["recordRun"]["replayed"] for a in answers) == [False, True, True, True]
     stored = await counts(pool, ws)
     assert (stored["runs"], stored["memory_items"]) == (1, 1)
