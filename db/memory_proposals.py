@@ -42,8 +42,11 @@ async def insert_proposal_within_limit(
     text: str,
     at: datetime,
     limit: int,
+    conversation_id: UUID | None = None,
+    not_read_reason: str | None = None,
 ) -> ProposalRow | None:
-    """Store a proposal unless its proposer made ``limit`` in the hour before ``at``."""
+    """Store a proposal (made from ``conversation_id``) unless its proposer made ``limit`` in
+    the hour before ``at``; with ``not_read_reason`` it is never read (that is its verdict)."""
     row = await conn.fetchrow(
         Q["insert_proposal_within_limit"],
         proposal_id,
@@ -56,6 +59,8 @@ async def insert_proposal_within_limit(
         text,
         at,
         limit,
+        conversation_id,
+        not_read_reason,
     )
     return ProposalRow(**dict(row)) if row else None
 

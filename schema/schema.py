@@ -7,9 +7,10 @@ from strawberry.schema.config import StrawberryConfig
 
 from schema.cards.queries import CardsQuery
 from schema.direct import use_direct_resolvers
+from schema.dreamer.mutations import DreamerMutation
+from schema.dreamer.queries import DreamerQuery
 from schema.identity.mutations import IdentityMutation
 from schema.identity.queries import IdentityQuery
-from schema.memory.dreamer import DreamerQuery
 from schema.memory.mutations import MemoryMutation
 from schema.memory.queries import MemoryQuery
 from schema.records.mutations import RecordsMutation
@@ -27,7 +28,7 @@ class Query(
 
 
 @strawberry.type
-class Mutation(IdentityMutation, RecordsMutation, SkillsMutation, MemoryMutation):
+class Mutation(IdentityMutation, RecordsMutation, SkillsMutation, MemoryMutation, DreamerMutation):
     pass
 
 

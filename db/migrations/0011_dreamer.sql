@@ -47,15 +47,19 @@ CREATE INDEX conversation_messages_in_order
     ON conversation_messages (workspace_id, conversation_id, said_at);
 
 -- A meeting is a record of the native `meeting` object (private to its owner, or the
--- workspace's); its transcript and the records it is linked to are kept here.
+-- workspace's with no owner); its transcript and the records it is linked to are kept here.
+-- Its external id is the caller's, one namespace per owner (the workspace's for a workspace
+-- meeting): two attendees may each record their own private copy under the provider's id.
 CREATE TABLE meeting_transcripts (
     workspace_id uuid NOT NULL,
     meeting_id uuid NOT NULL,
+    external_id text NOT NULL CHECK (length(external_id) BETWEEN 1 AND 200),
     owner_id uuid,
     transcript text NOT NULL CHECK (length(transcript) BETWEEN 1 AND 200000),
     held_at timestamptz NOT NULL,
     created_at timestamptz NOT NULL,
     PRIMARY KEY (workspace_id, meeting_id),
+    UNIQUE NULLS NOT DISTINCT (workspace_id, owner_id, external_id),
     FOREIGN KEY (workspace_id, meeting_id) REFERENCES records (workspace_id, id)
         ON DELETE CASCADE,
     FOREIGN KEY (workspace_id, owner_id) REFERENCES members (workspace_id, id) ON DELETE CASCADE
@@ -81,7 +85,7 @@ CREATE TABLE runs (
     runner_kind text NOT NULL CHECK (runner_kind IN ('agent', 'routine')),
     agent_id uuid,
     routine_id uuid,
-    -- The person it runs for (its runner's owner when none is named).
+    -- The member who owns its runner (agents/routines.owner_member_id): its pass's payer.
     owner_id uuid NOT NULL,
     scope text NOT NULL DEFAULT 'private' CHECK (scope IN ('private', 'workspace')),
     conversation_id uuid,
@@ -109,6 +113,11 @@ CREATE TABLE runs (
 );
 
 -- A proposal remembers the conversation it was made from (its agent may have read another).
+-- A proposal never read (its conversation's agent read another one) says so: not_read, with
+-- the reason as its verdict.
+ALTER TABLE memory_proposals DROP CONSTRAINT memory_proposals_status_check;
+ALTER TABLE memory_proposals ADD CONSTRAINT memory_proposals_status_check
+    CHECK (status IN ('waiting', 'written', 'refreshed', 'refused', 'not_read'));
 ALTER TABLE memory_proposals ADD COLUMN conversation_id uuid;
 ALTER TABLE memory_proposals ADD FOREIGN KEY (workspace_id, conversation_id)
     REFERENCES conversations (workspace_id, id) ON DELETE SET NULL (conversation_id);

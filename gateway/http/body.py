@@ -4,9 +4,11 @@ database connection: a slow or endless client holds a socket, never the pool."""
 from __future__ import annotations
 
 import asyncio
+import re
 
 from starlette.types import Message, Receive
 
+from gateway.http.dreamer import MAX_MEETING_BODY_BYTES, MAX_MESSAGE_BODY_BYTES
 from gateway.http.graphql import MAX_BODY_BYTES as MAX_GRAPHQL_BODY_BYTES
 from gateway.http.records import MAX_RECORDS_BODY_BYTES
 from gateway.http.responses import MAX_JSON_BODY_BYTES
@@ -18,7 +20,12 @@ ROUTE_BODY_CAPS = {
     "/graphql": MAX_GRAPHQL_BODY_BYTES,
     "/v1/records": MAX_RECORDS_BODY_BYTES,
     "/skills/import": MAX_ARCHIVE_BYTES,
+    "/v1/meetings": MAX_MEETING_BODY_BYTES,
 }
+# ... and the routes with a parameter in their path.
+ROUTE_PATTERN_BODY_CAPS = (
+    (re.compile(r"/agents/sessions/[^/]+/messages"), MAX_MESSAGE_BODY_BYTES),
+)
 # A body may take the settings' body_read_timeout, plus one second for each
 # MIN_UPLOAD_BYTES_PER_SECOND it declares: an honest slow upload of a large archive arrives, an
 # endless one does not.
@@ -27,7 +34,12 @@ MIN_UPLOAD_BYTES_PER_SECOND = 64 * 1024
 
 def body_cap(path: str) -> int:
     """The most bytes the route at ``path`` accepts."""
-    return ROUTE_BODY_CAPS.get(path, MAX_JSON_BODY_BYTES)
+    if path in ROUTE_BODY_CAPS:
+        return ROUTE_BODY_CAPS[path]
+    for pattern, cap in ROUTE_PATTERN_BODY_CAPS:
+        if pattern.fullmatch(path):
+            return cap
+    return MAX_JSON_BODY_BYTES
 
 
 def read_deadline(seconds: float, declared_length: int) -> float:

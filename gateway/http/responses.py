@@ -68,13 +68,17 @@ async def read_capped(request: Request, limit: int) -> bytes | None:
 
 
 async def json_object_body(
-    request: Request, *, empty: dict[str, Any] | None = None, usage: str | None = None
+    request: Request,
+    *,
+    empty: dict[str, Any] | None = None,
+    usage: str | None = None,
+    limit: int = MAX_JSON_BODY_BYTES,
 ) -> dict[str, Any] | Response:
-    """A small JSON object body (at most MAX_JSON_BODY_BYTES), or the response refusing it:
-    413 past the cap, else 400 (``usage`` when given). An empty body is ``empty`` when given."""
-    body = await read_capped(request, MAX_JSON_BODY_BYTES)
+    """A small JSON object body (at most ``limit`` bytes), or the response refusing it: 413
+    past the cap, else 400 (``usage`` when given). An empty body is ``empty`` when given."""
+    body = await read_capped(request, limit)
     if body is None:
-        return too_large(MAX_JSON_BODY_BYTES)
+        return too_large(limit)
     if empty is not None and not body.strip():
         return dict(empty)
     try:

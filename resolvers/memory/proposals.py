@@ -9,11 +9,18 @@ from uuid import UUID, uuid4
 
 import asyncpg
 
-from db import memory_proposals, records
+from db import dreamer, memory_proposals, records
+from db.dreamer import ConversationRow
 from db.memory_proposals import ProposalRow
 from resolvers.common import clock, ids
 from resolvers.common.errors import Code, DomainError, Problem, invalid, not_found
 from resolvers.common.principals import Principal
+from resolvers.memory.dreamer.intake import (
+    arrive,
+    external_id_problems,
+    proposal_item,
+    proposal_status,
+)
 from resolvers.memory.writing import actor_of
 
 PROPOSALS_PER_HOUR = 30
@@ -33,11 +40,16 @@ def text_problems(text: str) -> list[Problem]:
 
 
 async def propose(
-    conn: asyncpg.Connection, principal: Principal, text: str, record_gid: str | None = None
+    conn: asyncpg.Connection,
+    principal: Principal,
+    text: str,
+    record_gid: str | None = None,
+    conversation_id: str | None = None,
 ) -> ProposalRow:
-    """Store a proposal with its proposer, the person it is on behalf of and the record it is
-    about (one the caller may read)."""
-    problems = text_problems(text)
+    """Store a proposal with its proposer, the person it is on behalf of, the record it is
+    about (one the caller may read) and the conversation it was made from (the person's own),
+    and its item for the Dreamer (intake.py)."""
+    problems = text_problems(text) + _conversation_problems(principal, conversation_id)
     record_id: UUID | None = None
     if record_gid is not None:
         try:
@@ -60,6 +72,8 @@ async def propose(
     who = actor_of(principal)
     # A savepoint: a proposal refused past the hourly limit leaves nothing written.
     async with conn.transaction():
+        conversation = await _conversation(conn, principal, conversation_id)
+        status = proposal_status(conversation is not None and conversation.agent_read_another)
         await memory_proposals.lock_proposer(conn, f"{principal.workspace_id}:{who.kind}:{who.id}")
         now = clock.now()
         row = await memory_proposals.insert_proposal_within_limit(
@@ -71,6 +85,8 @@ async def propose(
             text,
             now,
             PROPOSALS_PER_HOUR,
+            conversation.id if conversation is not None else None,
+            status.reason,
         )
         if row is None:
             oldest = await memory_proposals.oldest_recent_proposal(conn, who, now)
@@ -80,7 +96,32 @@ async def propose(
                 f"At most {PROPOSALS_PER_HOUR} proposals an hour: the next one is accepted"
                 f" from {again.isoformat(timespec='seconds')}.",
             )
+        await arrive(conn, proposal_item(row.id, principal.person_id, now, status))
     return row
+
+
+def _conversation_problems(principal: Principal, conversation_id: str | None) -> list[Problem]:
+    problems = external_id_problems(conversation_id, "conversationId")
+    if conversation_id is not None and principal.person_id is None:
+        message = "an API key acts for no person: it names no person's conversation"
+        problems.append(Problem(message, "conversationId"))
+    return problems
+
+
+async def _conversation(
+    conn: asyncpg.Connection, principal: Principal, external_id: str | None
+) -> ConversationRow | None:
+    """The person's conversation a proposal was made from (share-locked: whether its agent
+    read another one holds until the proposal is stored); an agent names its own only."""
+    if external_id is None or principal.person_id is None:
+        return None
+    found = await dreamer.conversation_of(conn, principal.person_id, external_id)
+    if found is None:
+        raise not_found("conversation")
+    agent = principal.row.actor_id if principal.kind == "agent" else None
+    if agent is not None and found.agent_id not in (None, agent):
+        raise DomainError(Code.FORBIDDEN, "This conversation is with another agent.")
+    return found
 
 
 async def my_proposals(

@@ -105,7 +105,7 @@ def _turn(principal: Principal, given: TurnInput) -> _Turn:
     attached = None
     if given.attached_record_id is not None:
         attached = ids.decode(given.attached_record_id, "Record", workspace, "attachedRecordId")
-    person, agent = _who(principal, given)
+    person, agent = acting_for(principal, given.person_id, given.agent_id)
     mentions = _mentions(given.message, workspace)
     wanted = mentions + ([attached] if attached is not None and attached not in mentions else [])
     return _Turn(person, agent, wanted, frozenset(mentions))
@@ -125,20 +125,24 @@ def _mentions(message: str, workspace: UUID) -> list[UUID]:
     return found
 
 
-def _who(principal: Principal, given: TurnInput) -> tuple[UUID, UUID | None]:
-    """The person the turn acts for and the agent it is for."""
+def acting_for(
+    principal: Principal, person_id: str | None, agent_id: str | None
+) -> tuple[UUID, UUID | None]:
+    """The person a turn (or a conversation's message) acts for and the agent it is with: the
+    token's person (``person_id`` may only name them), and an agent's token's agent or the one
+    ``agent_id`` names (an agent's token names only itself)."""
     person = principal.person_id
     if person is None:
-        raise DomainError(Code.FORBIDDEN, "A turn acts for a person: an API key has none.")
+        raise DomainError(Code.FORBIDDEN, "A conversation acts for a person: an API key has none.")
     workspace = principal.workspace_id
-    if given.person_id is not None:
-        if ids.decode(given.person_id, "Member", workspace, "personId") != person:
+    if person_id is not None:
+        if ids.decode(person_id, "Member", workspace, "personId") != person:
             raise DomainError(Code.FORBIDDEN, "A turn acts for the person your token acts for.")
     agent = principal.row.actor_id if principal.kind == "agent" else None
-    if given.agent_id is not None:
-        named = ids.decode(given.agent_id, "Agent", workspace, "agentId")
+    if agent_id is not None:
+        named = ids.decode(agent_id, "Agent", workspace, "agentId")
         if agent is not None and named != agent:
-            raise DomainError(Code.FORBIDDEN, "An agent reads its own turns only.")
+            raise DomainError(Code.FORBIDDEN, "An agent speaks in its own conversations only.")
         agent = named
     return person, agent
 

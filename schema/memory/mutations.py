@@ -105,14 +105,18 @@ class MemoryMutation:
         )
 
     @strawberry.mutation(
-        description="Propose a learning for the Dreamer, with the record it is about; at most"
-        " 30 an hour per proposer."
+        description="Propose a learning for the Dreamer, with the record it is about and the"
+        " conversation it comes from (the person's own id); at most 30 an hour per proposer."
     )
     async def propose_memory(
-        self, info: Info[Context, None], text: str, record_id: strawberry.ID | None = None
+        self,
+        info: Info[Context, None],
+        text: str,
+        record_id: strawberry.ID | None = None,
+        conversation_id: str | None = None,
     ) -> MemoryProposal:
         ctx = info.context
-        row = await proposals.propose(ctx.conn, ctx.principal, text, record_id)
+        row = await proposals.propose(ctx.conn, ctx.principal, text, record_id, conversation_id)
         return MemoryProposal.from_row(row, ctx.principal.workspace_id)
 
     @strawberry.mutation(description="Set one of your own memory preferences.")

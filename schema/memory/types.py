@@ -47,6 +47,7 @@ class ProposalStatus(Enum):
     WRITTEN = "written"
     REFRESHED = "refreshed"
     REFUSED = "refused"
+    NOT_READ = "not_read"
 
 
 def _gid(type_name: str, workspace_id: UUID, local: UUID | None) -> strawberry.ID | None:
@@ -196,8 +197,13 @@ class MemoryProposal:
         description="The member the proposal is made for."
     )
     proposer_name: str
-    status: ProposalStatus
-    verdict: str | None
+    status: ProposalStatus = strawberry.field(
+        description="WAITING for a pass; WRITTEN, REFRESHED or REFUSED once read; NOT_READ when"
+        " never to be read (its conversation's agent read another conversation)."
+    )
+    verdict: str | None = strawberry.field(
+        description="Set with the status by the Dreamer's pass (a refusal's reason); NOT_READ: why."
+    )
     created_at: datetime
     decided_at: datetime | None
 

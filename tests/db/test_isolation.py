@@ -19,6 +19,7 @@ from gateway.app import create_app
 from resolvers.common import ids
 from resolvers.common.principals import principal_for_token, token_hash
 from resolvers.memory import proposals, settings
+from resolvers.memory.dreamer import meetings, messages, runs
 from resolvers.records.workspaces import create_object, grant_standard_roles
 from resolvers.skills import writing
 from resolvers.skills.versions import NewFile
@@ -134,53 +135,53 @@ async def fill(pool: asyncpg.Pool, ws: Workspace, prefix: str) -> list[str]:
         await turns.turn_context(
             conn, member, turns.TurnInput(message, conversation_id="c1", message_id="m1")
         )
-        await _dreamer_rows(conn, ws, acme, prefix)
+        await _dreamer_rows(conn, ws, loaded[0], prefix)
     return loaded
 
 
-DREAMER_ROWS = """
-WITH c AS (INSERT INTO conversations (workspace_id, id, external_id, person_id, created_at,
-                                      updated_at)
-           VALUES (app_workspace_id(), gen_random_uuid(), 'c1', $1, now(), now()) RETURNING id),
-     m AS (INSERT INTO conversation_messages (workspace_id, id, conversation_id, external_id,
-                                              speaker_kind, speaker_id, role, text, said_at,
-                                              created_at)
-           SELECT app_workspace_id(), gen_random_uuid(), c.id, 'm1', 'member', $1, 'user', $3,
-                  now(), now() FROM c RETURNING id),
-     r AS (INSERT INTO records (workspace_id, id, object_id, label, visibility, owner_member_id)
-           SELECT app_workspace_id(), gen_random_uuid(), o.id, $3, 'private', $1
-             FROM objects o WHERE o.slug = 'meeting' RETURNING id),
-     t AS (INSERT INTO meeting_transcripts (workspace_id, meeting_id, owner_id, transcript,
-                                            held_at, created_at)
-           SELECT app_workspace_id(), r.id, $1, $3, now(), now() FROM r RETURNING meeting_id),
-     l AS (INSERT INTO meeting_links (workspace_id, meeting_id, record_id, position)
-           SELECT app_workspace_id(), t.meeting_id, $2, 0 FROM t),
-     u AS (INSERT INTO runs (workspace_id, id, external_id, runner_kind, routine_id, owner_id,
-                             mission, started_at, created_at)
-           SELECT app_workspace_id(), gen_random_uuid(), 'run1', 'routine', x.id, $1, $3, now(),
-                  now() FROM routines x LIMIT 1),
-     p AS (INSERT INTO memory_passes (workspace_id, id, owner_kind, owner_id, payer_kind,
+# What a pass leaves (the pass is not built here): a pass, the conversation's first waiting
+# item read with one verdict, and a month's spend.
+PASS_ROWS = """
+WITH p AS (INSERT INTO memory_passes (workspace_id, id, owner_kind, owner_id, payer_kind,
                                       payer_id, reader, items, started_at, finished_at)
            VALUES (app_workspace_id(), gen_random_uuid(), 'member', $1, 'member', $1, 'rules',
                    1, now(), now()) RETURNING id),
-     i AS (INSERT INTO memory_items (workspace_id, id, kind, message_id, owner_kind, owner_id,
-                                     private_to, payer_kind, payer_id, share_with_team, said_at,
-                                     arrived_at, status, pass_id)
-           SELECT app_workspace_id(), gen_random_uuid(), 'conversation', m.id, 'member', $1, $1,
-                  'member', $1, true, now(), now(), 'read', p.id FROM m, p RETURNING id),
+     i AS (UPDATE memory_items SET status = 'read', read_at = now(), pass_id = p.id FROM p
+            WHERE memory_items.id = (SELECT id FROM memory_items
+                                      WHERE workspace_id = app_workspace_id()
+                                        AND kind = 'conversation' AND status = 'waiting'
+                                      ORDER BY arrived_at LIMIT 1)
+           RETURNING memory_items.id),
      v AS (INSERT INTO memory_verdicts (workspace_id, item_id, number, verdict, reason, text,
                                         created_at)
-           SELECT app_workspace_id(), i.id, 1, 'refused', 'task', $3, now() FROM i)
+           SELECT app_workspace_id(), i.id, 1, 'refused', 'task', $2, now() FROM i)
 INSERT INTO memory_spend (workspace_id, payer_kind, payer_id, month, cost_usd, passes)
 VALUES (app_workspace_id(), 'member', $1, date_trunc('month', now())::date, 0, 1)
 """
 
 
-async def _dreamer_rows(conn: asyncpg.Connection, ws: Workspace, acme: UUID, prefix: str) -> None:
-    """A conversation and its message, a meeting with its transcript and link, a run, a pass, an
-    item read with its verdict, and a month's spend (as the Dreamer's intake and pass store
-    them)."""
-    await conn.execute(DREAMER_ROWS, ws.members["member"], acme, f"{prefix} said")
+async def _dreamer_rows(conn: asyncpg.Connection, ws: Workspace, acme: str, prefix: str) -> None:
+    """Through the Dreamer's intake: a conversation and its messages, a meeting with its
+    transcript and link, a routine's run, a proposal from the conversation, and their items;
+    then what a pass leaves (a pass, a verdict, a month's spend) in SQL."""
+    member = await principal_for_token(conn, ws.tokens["member"])
+    admin = await principal_for_token(conn, ws.tokens["admin"])
+    assert member is not None and admin is not None
+    for number, text in enumerate((f"{prefix} said", f"Remember: {prefix} Acme pays late")):
+        given = messages.MessageInput("c1", "user", text, message_id=f"m{number}")
+        await messages.record_message(conn, member, given)
+    await proposals.propose(conn, member, f"{prefix} Acme pays late", conversation_id="c1")
+    await meetings.record_meeting(
+        conn,
+        member,
+        meetings.MeetingInput("meet-1", f"{prefix} weekly", f"{prefix} said", None, [acme]),
+    )
+    routine = await conn.fetchval("SELECT id FROM routines LIMIT 1")
+    given_run = runs.RunInput(
+        "run1", f"{prefix} said", routine_id=ws.gid(routine, "Routine"), retried=True
+    )
+    await runs.record_run(conn, admin, given_run)
+    await conn.execute(PASS_ROWS, ws.members["member"], f"{prefix} said")
 
 
 @pytest.fixture

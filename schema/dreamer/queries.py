@@ -14,13 +14,7 @@ from db.dreamer_items import ItemRow, SpendRow
 from resolvers.common import ids
 from resolvers.memory.dreamer import visible
 from schema.context import Context
-
-
-@strawberry.enum(description="Where an item stands.")
-class MemoryItemStatus(Enum):
-    WAITING = "waiting"
-    READ = "read"
-    NOT_READ = "not_read"
+from schema.dreamer.types import MemoryItemStatus
 
 
 @strawberry.enum(description="What a pass did with one learning.")

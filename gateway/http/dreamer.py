@@ -1,0 +1,201 @@
+"""The plain routes of the Dreamer's sources: a conversation's message (the seed's
+``POST /agents/sessions/{id}/messages``) and a meeting (``POST /v1/meetings``). Each parses its
+JSON object, calls one resolver and answers 201 with what was stored, or 200 with what a
+re-send names (stored before: nothing new)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from db.dreamer import ItemRow
+from gateway.http.responses import domain_error_response, json_object_body, json_response
+from resolvers.common import ids
+from resolvers.common.errors import DomainError, Problem, invalid
+from resolvers.memory.dreamer import meetings, messages
+from resolvers.memory.dreamer.meetings import RecordedMeeting
+from resolvers.memory.dreamer.messages import RecordedMessage
+
+# A message's 20,000 characters, each escaped in JSON at worst (a surrogate pair, 12 bytes).
+MAX_MESSAGE_BODY_BYTES = 256 * 1024
+# A meeting's 200,000 characters of transcript, the same way.
+MAX_MEETING_BODY_BYTES = 4 * 1024 * 1024
+
+Reader = Callable[[Any], tuple[bool, Any]]
+
+
+def _text(value: Any) -> tuple[bool, Any]:
+    return isinstance(value, str), value
+
+
+def _flag(value: Any) -> tuple[bool, Any]:
+    return isinstance(value, bool), value
+
+
+def _time(value: Any) -> tuple[bool, Any]:
+    if not isinstance(value, str):
+        return False, None
+    try:
+        return True, datetime.fromisoformat(value)
+    except ValueError:
+        return False, None
+
+
+def _texts(value: Any) -> tuple[bool, Any]:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value), value
+
+
+_SAYS: dict[Reader, str] = {
+    _text: "a string",
+    _flag: "true or false",
+    _time: "an ISO 8601 time with its offset",
+    _texts: "a list of strings",
+}
+
+
+def _fields(
+    body: dict[str, Any], spec: dict[str, Reader], required: tuple[str, ...]
+) -> dict[str, Any]:
+    """The body's fields read by ``spec`` (absent or null: None), or every problem: unknown
+    fields, missing required ones, values of the wrong kind."""
+    problems = [Problem("unknown field", name) for name in body if name not in spec]
+    found: dict[str, Any] = {}
+    for name, read in spec.items():
+        value = body.get(name)
+        if value is None:
+            if name in required:
+                problems.append(Problem("required", name))
+            found[name] = None
+            continue
+        ok, found[name] = read(value)
+        if not ok:
+            problems.append(Problem(_SAYS[read], name))
+    if problems:
+        raise invalid(problems)
+    return found
+
+
+def _gid(workspace: UUID, type_name: str, local: UUID | None) -> str | None:
+    return ids.encode(type_name, workspace, local) if local is not None else None
+
+
+def item_json(item: ItemRow | None) -> dict[str, Any] | None:
+    if item is None:
+        return None
+    return {
+        "status": item.status,
+        "reason": item.reason,
+        "urgent": item.urgent,
+        "shareWithTeam": item.share_with_team,
+        "arrivedAt": item.arrived_at.isoformat(),
+    }
+
+
+_MESSAGE_FIELDS: dict[str, Reader] = {
+    "messageId": _text,
+    "role": _text,
+    "text": _text,
+    "attachedRecordId": _text,
+    "readAnotherConversation": _flag,
+    "at": _time,
+    "agentId": _text,
+    "personId": _text,
+    "scope": _text,
+}
+
+
+def message_json(found: RecordedMessage, workspace: UUID) -> dict[str, Any]:
+    message = found.message
+    return {
+        "conversationId": found.conversation.external_id,
+        "messageId": message.external_id,
+        "role": message.role,
+        "text": message.text,
+        "attachedRecordId": _gid(workspace, "Record", message.attached_record_id),
+        "readAnotherConversation": message.read_another_conversation,
+        "at": message.said_at.isoformat(),
+        "scope": found.conversation.scope,
+        "replayed": found.replayed,
+        "item": item_json(found.item),
+    }
+
+
+async def post_message(request: Request) -> Response:
+    """POST /agents/sessions/{id}/messages with {"role", "text", "messageId", ...}: record a
+    message of the person's conversation {id}."""
+    parsed = await json_object_body(request, limit=MAX_MESSAGE_BODY_BYTES)
+    if isinstance(parsed, Response):
+        return parsed
+    principal = request.scope["principal"]
+    try:
+        f = _fields(parsed, _MESSAGE_FIELDS, ("role", "text"))
+        given = messages.MessageInput(
+            conversation_id=request.path_params["id"],
+            role=f["role"],
+            text=f["text"],
+            message_id=f["messageId"],
+            attached_record_id=f["attachedRecordId"],
+            read_another_conversation=bool(f["readAnotherConversation"]),
+            at=f["at"],
+            person_id=f["personId"],
+            agent_id=f["agentId"],
+            scope=f["scope"],
+        )
+        found = await messages.record_message(request.scope["db"], principal, given)
+    except DomainError as error:
+        return domain_error_response(error)
+    body = message_json(found, principal.workspace_id)
+    return json_response(body, 200 if found.replayed else 201)
+
+
+_MEETING_FIELDS: dict[str, Reader] = {
+    "externalId": _text,
+    "title": _text,
+    "transcript": _text,
+    "heldAt": _time,
+    "recordIds": _texts,
+    "scope": _text,
+}
+
+
+def meeting_json(found: RecordedMeeting, workspace: UUID) -> dict[str, Any]:
+    meeting = found.meeting
+    return {
+        "id": ids.encode("Record", workspace, meeting.meeting_id),
+        "externalId": meeting.external_id,
+        "title": meeting.title,
+        "heldAt": meeting.held_at.isoformat(),
+        "scope": found.scope,
+        "recordIds": [ids.encode("Record", workspace, r) for r in meeting.record_ids],
+        "replayed": found.replayed,
+        "item": item_json(found.item),
+    }
+
+
+async def post_meeting(request: Request) -> Response:
+    """POST /v1/meetings with {"externalId", "title", "transcript", "heldAt", "recordIds",
+    "scope"}: record a meeting."""
+    parsed = await json_object_body(request, limit=MAX_MEETING_BODY_BYTES)
+    if isinstance(parsed, Response):
+        return parsed
+    principal = request.scope["principal"]
+    try:
+        f = _fields(parsed, _MEETING_FIELDS, ("externalId", "title", "transcript"))
+        given = meetings.MeetingInput(
+            external_id=f["externalId"],
+            title=f["title"],
+            transcript=f["transcript"],
+            held_at=f["heldAt"],
+            record_ids=f["recordIds"] or [],
+            scope=f["scope"],
+        )
+        found = await meetings.record_meeting(request.scope["db"], principal, given)
+    except DomainError as error:
+        return domain_error_response(error)
+    body = meeting_json(found, principal.workspace_id)
+    return json_response(body, 200 if found.replayed else 201)
