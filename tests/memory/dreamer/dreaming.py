@@ -11,31 +11,13 @@ from uuid import UUID, uuid4
 import asyncpg
 
 from db.pool import begin_workspace
+from resolvers.common import clock
+from resolvers.common.principals import principal_for_token
+from resolvers.memory.dreamer.messages import MessageInput, record_message
 from resolvers.memory.dreamer.passes import PassReport, PassSettings, run_due, run_pass
 from resolvers.memory.dreamer.reader import Batch, ReaderAnswer, Usage
 from resolvers.memory.dreamer.rules import answer
 from tests.factories import Workspace
-
-SAY = """
-WITH c AS (
-    INSERT INTO conversations AS c (workspace_id, id, external_id, person_id, agent_id, scope,
-                                    created_at, updated_at)
-    VALUES (app_workspace_id(), gen_random_uuid(), $2, $1, NULL, $6, $4, $4)
-    ON CONFLICT (workspace_id, person_id, external_id)
-    DO UPDATE SET updated_at = EXCLUDED.updated_at
-    RETURNING id),
-m AS (
-    INSERT INTO conversation_messages (workspace_id, id, conversation_id, external_id,
-                                       speaker_kind, speaker_id, role, text, attached_record_id,
-                                       said_at, created_at)
-    SELECT app_workspace_id(), gen_random_uuid(), c.id, gen_random_uuid()::text, 'member', $1,
-           'user', $3, $7, $4, $4 FROM c RETURNING id)
-INSERT INTO memory_items (workspace_id, id, kind, message_id, owner_kind, owner_id, private_to,
-                         payer_kind, payer_id, share_with_team, urgent, said_at, arrived_at)
-SELECT app_workspace_id(), gen_random_uuid(), 'conversation', m.id, 'member', $1,
-       CASE WHEN $6 = 'private' THEN $1 END, 'member', $1, $5, $8, $4, $4 FROM m
-RETURNING id
-"""
 
 
 async def said(
@@ -46,18 +28,20 @@ async def said(
     at: datetime,
     *,
     conversation: str = "c1",
-    share: bool = True,
-    scope: str = "private",
-    attached: UUID | None = None,
-    urgent: bool = True,
-) -> UUID:
-    """A person's message waiting for their pass, as the intake stores it."""
+    scope: str | None = None,
+    attached: str | None = None,
+) -> UUID | None:
+    """A person's message, recorded by the intake at ``at`` (the clock stood there): its item,
+    or None when it is none."""
+    clock.set_clock(lambda: at)
     async with pool.acquire() as conn, conn.transaction():
-        await begin_workspace(conn, ws.id)
-        item: UUID = await conn.fetchval(
-            SAY, ws.members[who], conversation, text, at, share, scope, attached, urgent
+        principal = await principal_for_token(conn, ws.tokens[who])
+        assert principal is not None
+        given = MessageInput(
+            conversation, "user", text, attached_record_id=attached, at=at, scope=scope
         )
-    return item
+        recorded = await record_message(conn, principal, given)
+    return recorded.item.id if recorded.item is not None else None
 
 
 class FixedReader:

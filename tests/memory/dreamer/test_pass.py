@@ -109,10 +109,10 @@ async def test_two_passes_of_one_owner_never_run_together(pool, ws, acme, stand)
 async def test_twenty_waiting_items_make_the_pass_due_at_once(pool, ws, stand):
     stand(NOON)
     for n in range(19):
-        await said(pool, ws, "member", f"hello {n}", NOON + timedelta(seconds=n), urgent=False)
+        await said(pool, ws, "member", f"hello {n}", NOON + timedelta(seconds=n))
     at = NOON + timedelta(seconds=30)
     assert await dream(pool, ws, at) == []
-    await said(pool, ws, "member", "hello 19", at, urgent=False)
+    await said(pool, ws, "member", "hello 19", at)
     stand(at)
     [report] = await dream(pool, ws, at)
     assert report.read == 20 and report.refused == 20 and report.written == 0
@@ -120,11 +120,12 @@ async def test_twenty_waiting_items_make_the_pass_due_at_once(pool, ws, stand):
 
 async def test_without_a_request_the_pass_waits_about_an_hour(pool, ws, stand):
     stand(NOON)
-    await said(pool, ws, "member", "we talked", NOON, urgent=False)
+    await said(pool, ws, "member", "we talked", NOON)
+    await said(pool, ws, "member", "about the weather", NOON + timedelta(minutes=1))
     assert await dream(pool, ws, NOON + timedelta(minutes=59)) == []
     stand(NOON + timedelta(hours=1))
     [report] = await dream(pool, ws, NOON + timedelta(hours=1))
-    assert report.read == 1
+    assert (report.read, report.refused) == (2, 2)
 
 
 # --- spend ---------------------------------------------------------------------------------
