@@ -88,5 +88,5 @@ def test_every_dreamer_setting_is_described():
     fields = {
         name: field for name, field in Settings.model_fields.items() if name.startswith("dreamer_")
     }
-    assert len(fields) == 9
+    assert len(fields) == 12
     assert all(field.description for field in fields.values())
