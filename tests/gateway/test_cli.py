@@ -73,7 +73,7 @@ async def skillmem(
 async def api(dsn: str) -> AsyncIterator[httpx.AsyncClient]:
     """The app in this process over a pool to ``dsn``: to try the tokens the CLI printed."""
     pool = await create_pool(dsn, min_size=1, max_size=2)
-    app = create_app(Settings(database_url=None, introspection=True), pool=pool)
+    app = create_app(Settings(database_url=None, introspection=True, worker=False), pool=pool)
     try:
         async with httpx.AsyncClient(
             transport=httpx.ASGITransport(app=app), base_url="http://test"
