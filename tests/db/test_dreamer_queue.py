@@ -5,11 +5,13 @@ and the NOTIFY that wakes the schedulers when an item arrives."""
 from __future__ import annotations
 
 import asyncio
+import re
 import uuid
 from collections.abc import AsyncIterator
 from datetime import timedelta
 
 import asyncpg
+import pgqueuer
 import pytest
 from pgqueuer import QueueManager
 from pgqueuer.adapters.persistence.qb import QueryBuilderEnvironment
@@ -32,16 +34,25 @@ async def queue_pool(dsn: str) -> AsyncIterator[asyncpg.Pool]:
     await pool.close()
 
 
-def test_migration_0012_is_the_pinned_pgqueuer_install():
-    # When pgqueuer is upgraded this fails: its schema changes become a new migration
-    # (CONTRIBUTING.md, "When pgqueuer is upgraded"); 0012 itself never changes.
-    install = QueryBuilderEnvironment(queue_names()).build_install_query(create_schema=False)
+def test_migration_0012_is_pgqueuers_install_verbatim():
+    # 0012 is the install SQL of the version its header names; after an upgrade of pgqueuer it
+    # stays as it is and the next migrations bring the schema up (the test below).
     text = INSTALL_MIGRATION.read_text()
-    assert install.strip() in text
-    assert "-- pgqueuer 1.6.0 --" in text
+    version = re.search(r"^-- pgqueuer (\S+) --", text, re.M)
+    assert version is not None
+    if version[1] == pgqueuer.__version__:
+        names = queue_names()
+        assert QueryBuilderEnvironment(names).build_install_query(create_schema=False) in text
+
+
+def test_the_installed_pgqueuer_is_the_pinned_one():
+    pyproject = (MIGRATIONS_DIR.parents[1] / "pyproject.toml").read_text()
+    assert f'"pgqueuer=={pgqueuer.__version__}"' in pyproject
 
 
 async def test_the_migrated_queue_is_what_pgqueuer_expects(queue_pool):
+    # When pgqueuer is upgraded this fails until a migration brings its schema up
+    # (CONTRIBUTING.md, "When pgqueuer is upgraded").
     queries = queue_queries(queue_pool)
     plan = await queries.plan_upgrade()
     assert plan.statements == ()

@@ -439,6 +439,8 @@ async def test_serve_demo_starts_answers_and_restarts_with_a_new_token(new_datab
 
             # uvicorn shuts down gracefully, then re-raises the SIGTERM it caught.
             assert first.stop() in (0, -signal.SIGTERM), "".join(first.output)
+            # It ran one Dreamer worker beside the API, and stopped it.
+            assert any("Dreamer worker: one in this process" in line for line in first.output)
 
             second = Server(dsn)
             servers.append(second)
