@@ -37,6 +37,7 @@ async def advance_jobs(
     delays: Sequence[timedelta],
 ) -> int:
     """Move every queued ``entrypoint`` job named by a dedupe key to run after its delay from
-    now, when that is sooner than it was queued for; return how many moved."""
+    now, when that is sooner than it was queued for and it is not waiting to be tried again
+    after a failure; return how many moved."""
     status: str = await conn.execute(Q["advance_jobs"], entrypoint, list(dedupe_keys), list(delays))
     return int(status.rsplit(" ", 1)[-1])

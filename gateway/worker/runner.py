@@ -12,6 +12,7 @@ import logging
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, cast
+from uuid import UUID
 
 import asyncpg
 from pgqueuer import QueueManager
@@ -21,6 +22,7 @@ from pgqueuer.models import Job
 from pgqueuer.queries import Queries
 
 from db.dreamer_queue import WAKE_CHANNEL
+from db.dreamer_schedule import DueOwner
 from gateway.worker.queue import (
     PASS_ENTRYPOINT,
     payload_target,
@@ -36,6 +38,8 @@ from resolvers.memory.dreamer.passes import PassSettings
 
 log = logging.getLogger("skillmem.worker")
 
+# The longest a failing pass waits before it is tried again.
+MAX_RETRY_DELAY = timedelta(hours=1)
 # How long a worker whose queue failed (the database went away) waits before starting again.
 RESTART_DELAY = timedelta(seconds=5)
 
@@ -151,21 +155,39 @@ class Worker:
             log.exception("reading the Dreamer's schedule failed")
 
     async def handle(self, job: Job) -> None:
-        """A ``dreamer.pass`` job: its owner's pass, when something still waits and is due
-        (another run may have read it meanwhile), under the owner's lock."""
-        target = payload_target(job.payload)
+        """A ``dreamer.pass`` job: its owner's pass under the owner's lock, when something
+        still waits and is due (another run may have read it meanwhile; an owner not due yet
+        is queued again by the next tick). A pass that fails is tried again later and later
+        (``retry_delay``), its job kept meanwhile so that no scheduler queues another."""
         async with self.passes_at_once:
-            now = clock.now()
-            async with self.pool.acquire() as proxy:
-                conn = cast(asyncpg.Connection, proxy)
-                waiting = await schedule.waiting_owners(conn, now, self.pass_settings.timing)
-            owner = next((o for o in waiting if target_of(o) == target), None)
+            owner = await self.due_owner(payload_target(job.payload))
             if owner is None:
                 return
-            if owner.due_at > now:
-                raise RetryRequested(delay=owner.due_at - now, reason="not due yet")
-            report = await guard.run_guarded(self.pool, owner, self.pass_settings, self.run_pass)
+            try:
+                report = await guard.run_guarded(
+                    self.pool, owner, self.pass_settings, self.run_pass
+                )
+            except Exception as error:
+                delay = retry_delay(job.attempts, self.options.poll)
+                log.exception("pass of %s failed; again in %s", guard.owner_key(owner), delay)
+                raise RetryRequested(delay=delay, reason=f"the pass failed: {error!r}") from error
         if report is None:
             log.info("pass of %s skipped: another session runs it", guard.owner_key(owner))
         else:
             log.info("pass done: %s", pass_line(report))
+
+    async def due_owner(self, target: tuple[UUID, str, UUID | None]) -> DueOwner | None:
+        """The job's owner as the schedule sees it now, if its pass is due."""
+        now = clock.now()
+        async with self.pool.acquire() as proxy:
+            conn = cast(asyncpg.Connection, proxy)
+            waiting = await schedule.waiting_owners(conn, now, self.pass_settings.timing)
+        owner = next((o for o in waiting if target_of(o) == target), None)
+        return owner if owner is not None and owner.due_at <= now else None
+
+
+def retry_delay(attempts: int, poll: timedelta) -> timedelta:
+    """How long after its ``attempts``-th failure a pass is tried again: the poll, doubled at
+    each failure, at most ``MAX_RETRY_DELAY``."""
+    doubled: timedelta = poll * 2 ** min(attempts, 20)
+    return min(doubled, MAX_RETRY_DELAY)

@@ -30,7 +30,7 @@ from gateway.worker.queue import (
     queue_queries,
     schedule_passes,
 )
-from gateway.worker.runner import Worker
+from gateway.worker.runner import MAX_RETRY_DELAY, Worker, WorkerOptions
 from resolvers.common import clock
 from resolvers.memory.dreamer.batching import BatchTiming
 from resolvers.memory.dreamer.guard import owner_key, owner_lock
@@ -93,14 +93,15 @@ async def test_two_workers_run_each_due_owner_once(qdsn, pools):
     ws = await make_workspace(owner, "Queue")
     recorder = Recorder({ws.id}, sleep=0.4)
     first, second = worker(qdsn, app, recorder, "first"), worker(qdsn, app, recorder, "second")
-    ids = agents(5)
+    ids = agents(4)
     async with running(first, second):
         for agent in ids:
             await add_waiting(app, ws.id, "agent", agent, arrived_at=LONG_AGO)
+        await add_waiting(app, ws.id, "workspace", None, arrived_at=LONG_AGO)
         await eventually(lambda: len(recorder.calls) >= 5)
         # Several more polls: nothing runs again (the passes read every item).
         await asyncio.sleep(1.0)
-    assert recorder.keys() == sorted(f"dreamer:{ws.id}:agent:{agent}" for agent in ids)
+    assert recorder.keys() == sorted([*keys(ws.id, ids), f"dreamer:{ws.id}:workspace:-"])
     assert recorder.overlaps == []
     # Each worker holds at most its two passes and one job waiting: both took some.
     assert {call.worker for call in recorder.calls} == {"first", "second"}
@@ -206,7 +207,7 @@ async def test_a_worker_runs_an_owner_once_due_and_not_before(qdsn, pools):
 # --- a job's handling -------------------------------------------------------------------------
 
 
-def job_for(owner: DueOwner) -> Job:
+def job_for(owner: DueOwner, attempts: int = 0) -> Job:
     now = datetime.now(UTC)
     return Job.model_validate(
         {
@@ -221,6 +222,7 @@ def job_for(owner: DueOwner) -> Job:
             "payload": payload(owner),
             "queue_manager_id": None,
             "headers": None,
+            "attempts": attempts,
         }
     )
 
@@ -245,17 +247,48 @@ async def test_a_job_runs_no_pass_when_nothing_waits_or_its_pass_runs_elsewhere(
     assert recorder.keys() == [owner_key(busy)]
 
 
-async def test_a_job_of_an_owner_not_due_yet_is_put_back_until_due(qdsn, pools):
+async def test_a_job_of_an_owner_not_due_yet_runs_nothing(qdsn, pools):
+    # (The next tick queues it again for its time.)
     owner, app = pools
     ws = await make_workspace(owner, "Queue")
     recorder = Recorder({ws.id}, sleep=0.0)
     one = worker(qdsn, app, recorder, "one", settings=PassSettings())  # an hour to group
     later = DueOwner(ws.id, "agent", uuid.uuid4(), LONG_AGO, 1)
     await add_waiting(app, ws.id, "agent", later.owner_id)
-    with pytest.raises(RetryRequested) as retry:
-        await one.handle(job_for(later))
-    assert timedelta(minutes=59) < retry.value.delay <= timedelta(hours=1)
+    await one.handle(job_for(later))
     assert recorder.calls == []
+
+
+async def test_a_failing_pass_is_tried_again_later_and_later(qdsn, pools):
+    owner, app = pools
+    ws = await make_workspace(owner, "Queue")
+    recorder = Recorder({ws.id}, sleep=0.0, fails=True)
+    poll = timedelta(seconds=3)
+    options = WorkerOptions(concurrency=1, poll=poll, heartbeat=timedelta(seconds=1))
+    one = worker(qdsn, app, recorder, "one", options=options)
+    failing = DueOwner(ws.id, "agent", uuid.uuid4(), LONG_AGO, 1)
+    await add_waiting(app, ws.id, "agent", failing.owner_id, arrived_at=LONG_AGO)
+    for attempts, delay in ((0, poll), (2, 4 * poll), (30, MAX_RETRY_DELAY)):
+        with pytest.raises(RetryRequested) as retry:
+            await one.handle(job_for(failing, attempts=attempts))
+        assert retry.value.delay == delay
+
+    async with running(one):
+        await eventually(lambda: len(recorder.calls) == 4)
+    # Its job is kept, queued after the poll (not moved earlier by a tick: it is due), so no
+    # scheduler queues another meanwhile.
+    (job,) = await jobs(owner)
+    assert job["status"] == "queued"
+    assert timedelta(seconds=1) < job["wait"] <= poll
+    queue_pool = await asyncpg.create_pool(qdsn, min_size=1, max_size=3)
+    try:
+        queries = queue_queries(queue_pool)
+        timing = DUE_AT_ONCE.timing
+        assert await schedule_passes(queries, queue_pool, app, clock.now(), timing) == 0
+    finally:
+        await queue_pool.close()
+    (again,) = await jobs(owner)
+    assert again["wait"] > timedelta(seconds=1)
 
 
 # --- the app ----------------------------------------------------------------------------------

@@ -35,12 +35,13 @@ class Call:
 @dataclass
 class Recorder:
     """A pass that records who ran which owner when, sleeps, and (``mark_read``) marks the
-    owner's items read as a real pass would. Owners of other workspaces than ``workspaces``
-    (other tests') are left alone and not recorded."""
+    owner's items read as a real pass would, or (``fails``) raises. Owners of other workspaces
+    than ``workspaces`` (other tests') are left alone and not recorded."""
 
     workspaces: set[UUID]
     sleep: float = 0.3
     mark_read: bool = True
+    fails: bool = False
     calls: list[Call] = field(default_factory=list)
     running: set[str] = field(default_factory=set)
     overlaps: list[str] = field(default_factory=list)
@@ -58,6 +59,8 @@ class Recorder:
             call = Call(key, worker, time.monotonic())
             try:
                 await asyncio.sleep(self.sleep)
+                if self.fails:
+                    raise RuntimeError("the stand-in pass failed")
                 if self.mark_read:
                     await mark_read(pool, owner)
             finally:
