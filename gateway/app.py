@@ -23,6 +23,8 @@ from gateway.http.auth import PrincipalMiddleware
 from gateway.http.graphiql import GRAPHIQL_HTML
 from gateway.http.graphql import GraphQLEndpoint
 from gateway.settings import Settings
+from gateway.worker.config import pass_settings, worker_options
+from gateway.worker.runner import Worker
 from schema.schema import schema
 
 log = logging.getLogger("skillmem")
@@ -57,11 +59,29 @@ async def prepare_database(dsn: str) -> None:
         await conn.close()
 
 
+@contextlib.asynccontextmanager
+async def background_worker(
+    settings: Settings, owner_dsn: str, pool: asyncpg.Pool
+) -> AsyncIterator[Worker | None]:
+    """One Dreamer worker beside the API for the block (none when the setting is off); on
+    leaving, it takes no new job and the pass under way finishes."""
+    if not settings.worker:
+        yield None
+        return
+    worker = Worker(owner_dsn, pool, pass_settings(settings), worker_options(settings))
+    task = asyncio.create_task(worker.run())
+    try:
+        yield worker
+    finally:
+        worker.stop()
+        await task
+
+
 def lifespan_for(
     settings: Settings, pool: asyncpg.Pool | None, on_ready: Any
 ) -> Callable[[Starlette], contextlib.AbstractAsyncContextManager[None]]:
-    """The app's lifespan: the given pool (tests), or the database started, migrated and
-    pooled for the app's life."""
+    """The app's lifespan: the given pool (tests: no worker either), or the database started,
+    migrated and pooled for the app's life, with one Dreamer worker unless turned off."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -80,7 +100,9 @@ def lifespan_for(
         if on_ready is not None:
             await on_ready(app.state.pool)
         try:
-            yield
+            async with background_worker(settings, dsn, app.state.pool) as worker:
+                app.state.worker = worker
+                yield
         finally:
             await app.state.pool.close()
             if server is not None:
@@ -132,4 +154,5 @@ def create_app(
         lifespan=lifespan_for(settings, pool, on_ready),
     )
     app.state.pool = pool
+    app.state.worker = None
     return app

@@ -112,3 +112,24 @@ class Settings(BaseSettings):
         ge=1,
         description="... and not at all once this many items wait.",
     )
+
+    # --- the Dreamer's worker (issue 10, item 4): `skillmem worker`, and one in `serve` ------
+    worker: bool = Field(
+        default=True,
+        description="Run one Dreamer worker in the serving process (`skillmem serve`).",
+    )
+    worker_concurrency: int = Field(
+        default=1, ge=1, description="Passes one worker runs at once (`--concurrency`)."
+    )
+    worker_poll_seconds: float = Field(
+        default=15.0,
+        gt=0,
+        description="How often a worker reads the schedule (and looks for a dead worker's "
+        "job) when no NOTIFY skillmem_dreamer woke it.",
+    )
+    worker_heartbeat_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        description="A job whose worker sent no heartbeat for this long (it beats every half "
+        "of it) is run again by another worker.",
+    )

@@ -91,7 +91,9 @@ async def api_pool(dsn: str) -> AsyncIterator[asyncpg.Pool]:
 
 @pytest.fixture(scope="session")
 def settings() -> Settings:
-    return Settings(database_url=None, introspection=True)
+    # No Dreamer worker: an app given a pool starts none anyway, and tests that want one start
+    # it themselves (tests/gateway/test_worker.py).
+    return Settings(database_url=None, introspection=True, worker=False)
 
 
 @pytest.fixture(scope="session")

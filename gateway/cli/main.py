@@ -1,5 +1,6 @@
-"""The `skillmem` command: serve, migrate, demo, token create, workspace create, load, skills,
-schema. Each command group lives in its own module; this one parses and dispatches."""
+"""The `skillmem` command: serve, worker, migrate, demo, token create, workspace create, load,
+skills, schema, dreamer run. Each command group lives in its own module; this one parses and
+dispatches."""
 
 from __future__ import annotations
 
@@ -8,10 +9,20 @@ import asyncio
 import logging
 import sys
 
-from gateway.cli import load, migrate, schema, serve, skills_command, token, workspace
+from gateway.cli import (
+    dreamer,
+    load,
+    migrate,
+    schema,
+    serve,
+    skills_command,
+    token,
+    worker,
+    workspace,
+)
 from gateway.settings import Settings
 
-GROUPS = (serve, migrate, token, workspace, load, skills_command, schema)
+GROUPS = (serve, worker, migrate, token, workspace, load, skills_command, schema, dreamer)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -38,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
         "token": lambda: token.token_create(args, settings),
         "workspace": lambda: workspace.workspace_create(args, settings),
         "load": lambda: load.load(args, settings),
+        "worker": lambda: worker.work(args, settings),
+        "dreamer": lambda: dreamer.dreamer_run(args, settings),
     }
     return asyncio.run(runners[args.command]())
 

@@ -33,9 +33,19 @@ def print_demo_start(token: str, email: str, settings: Settings) -> None:
         f"  GraphiQL:   {url}\n"
         f"  demo token: {token}  (for {email}; the previous demo token is revoked)\n"
         f"  headers to paste into GraphiQL:\n  {headers}\n"
+        f"  {worker_line(settings)}\n"
         f"  try: curl -s {url} -H 'Authorization: Bearer {token}' "
         "-H 'Content-Type: application/json' -d '{\"query\": \"{ me { name kind } }\"}'\n",
         flush=True,
+    )
+
+
+def worker_line(settings: Settings) -> str:
+    if not settings.worker:
+        return "Dreamer worker: off (SKILLMEM_WORKER=false); run `skillmem worker` for one"
+    return (
+        f"Dreamer worker: one in this process ({settings.worker_concurrency} pass(es) at a time; "
+        "SKILLMEM_WORKER=false turns it off, `skillmem worker` adds more)"
     )
 
 

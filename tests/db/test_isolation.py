@@ -61,6 +61,13 @@ EXPECTED_TABLES = {
     "memory_spend",
 }
 
+# The documented exception: the job queue of the Dreamer's workers (migration 0012, pgqueuer's
+# own tables). It holds no workspace data (a job's payload is a workspace id and a page owner's
+# kind and id), is used only by the owner's connection of a worker, and the application role
+# holds no right on it (test_app_role_cannot_touch_the_job_queue).
+QUEUE_TABLES = {"pgqueuer", "pgqueuer_log", "pgqueuer_schedules", "pgqueuer_statistics"}
+NOT_WORKSPACE_TABLES = {"schema_migrations", *QUEUE_TABLES}
+
 WORKSPACE_TABLES_SQL = """
 SELECT c.relname AS name, c.relrowsecurity AS rls, c.relforcerowsecurity AS forced
   FROM pg_class c
@@ -221,7 +228,7 @@ async def test_every_table_but_migrations_carries_workspace_id(owner):
             " WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')"
         )
     }
-    assert every - set(await workspace_tables(owner)) == {"schema_migrations"}
+    assert every - set(await workspace_tables(owner)) == NOT_WORKSPACE_TABLES
 
 
 async def test_workspace_id_leads_every_primary_key(owner):
@@ -233,8 +240,9 @@ async def test_workspace_id_leads_every_primary_key(owner):
           LEFT JOIN pg_index i ON i.indrelid = c.oid AND i.indisprimary
           LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = i.indkey[0]
          WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')
-           AND c.relname <> 'schema_migrations'
-        """
+           AND c.relname <> ALL($1::text[])
+        """,
+        list(NOT_WORKSPACE_TABLES),
     )
     assert {row["name"] for row in rows} >= EXPECTED_TABLES
     wrong = {
@@ -386,6 +394,20 @@ async def test_app_role_cannot_truncate_nor_touch_migrations_nor_create(owner):
             "SELECT has_table_privilege($1, 'schema_migrations', $2)", APP_ROLE, privilege
         ), privilege
     assert not await owner.fetchval("SELECT has_schema_privilege($1, 'public', 'CREATE')", APP_ROLE)
+
+
+async def test_app_role_cannot_touch_the_job_queue(owner):
+    # Neither the application role nor the login role requests run as may read or change the
+    # queue: only a worker's connection as the tables' owner uses it.
+    privileges = ("SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE")
+    granted = [
+        (role, table, privilege)
+        for role in (APP_ROLE, "skillmem_api")
+        for table in sorted(QUEUE_TABLES)
+        for privilege in privileges
+        if await owner.fetchval("SELECT has_table_privilege($1, $2, $3)", role, table, privilege)
+    ]
+    assert granted == []
 
 
 # --- SQL as the application role ------------------------------------------------------------

@@ -21,9 +21,14 @@ SERVER_START_SECONDS = 20.0
 @contextmanager
 def serving(dsn: str) -> Iterator[str]:
     """The app under uvicorn in a thread (its own loop and pool); its base URL."""
-    app = create_app(
-        Settings(database_url=dsn, database_app_url=api_dsn(dsn), pool_min_size=1, pool_max_size=4)
+    settings = Settings(
+        database_url=dsn,
+        database_app_url=api_dsn(dsn),
+        pool_min_size=1,
+        pool_max_size=4,
+        worker=False,  # the tests' shared database: no Dreamer worker (test_worker.py has its own)
     )
+    app = create_app(settings)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     config = uvicorn.Config(app, log_level="warning", lifespan="on", http=JsonErrorsProtocol)

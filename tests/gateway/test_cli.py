@@ -73,7 +73,7 @@ async def skillmem(
 async def api(dsn: str) -> AsyncIterator[httpx.AsyncClient]:
     """The app in this process over a pool to ``dsn``: to try the tokens the CLI printed."""
     pool = await create_pool(dsn, min_size=1, max_size=2)
-    app = create_app(Settings(database_url=None, introspection=True), pool=pool)
+    app = create_app(Settings(database_url=None, introspection=True, worker=False), pool=pool)
     try:
         async with httpx.AsyncClient(
             transport=httpx.ASGITransport(app=app), base_url="http://test"
@@ -439,6 +439,8 @@ async def test_serve_demo_starts_answers_and_restarts_with_a_new_token(new_datab
 
             # uvicorn shuts down gracefully, then re-raises the SIGTERM it caught.
             assert first.stop() in (0, -signal.SIGTERM), "".join(first.output)
+            # It ran one Dreamer worker beside the API, and stopped it.
+            assert any("Dreamer worker: one in this process" in line for line in first.output)
 
             second = Server(dsn)
             servers.append(second)

@@ -26,7 +26,7 @@ from db.dreamer_pass import PassRow, WorkspaceFacts
 from db.dreamer_schedule import DueOwner
 from db.pool import begin_workspace
 from resolvers.common import clock
-from resolvers.memory.dreamer import apply, schedule
+from resolvers.memory.dreamer import apply, guard, schedule
 from resolvers.memory.dreamer.batching import BatchTiming
 from resolvers.memory.dreamer.gather import gather
 from resolvers.memory.dreamer.reader import Reader, ReaderAnswer, ReaderError
@@ -107,17 +107,19 @@ async def _budget(
 
 
 async def run_pass(pool: asyncpg.Pool, owner: DueOwner, settings: PassSettings) -> PassReport:
-    """Run one page owner's pass to completion; safe to re-run (idempotent per item). Another
-    pass of the same owner running anywhere: this one does nothing."""
-    key = f"skillmem:dreamer:{owner.workspace_id}:{owner.owner_kind}:{owner.owner_id}"
-    async with pool.acquire() as proxy:
-        conn = cast(asyncpg.Connection, proxy)
-        if not await conn.fetchval("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", key):
+    """Run one page owner's pass to completion under its lock (``guard``); safe to re-run
+    (idempotent per item). Another pass of the same owner running anywhere: this one does
+    nothing."""
+    async with guard.owner_lock(pool, owner) as taken:
+        if not taken:
             return PassReport(owner, note="running elsewhere")
-        try:
-            return await _pass(conn, owner, settings)
-        finally:
-            await conn.execute("SELECT pg_advisory_unlock(hashtextextended($1, 0))", key)
+        return await run_unguarded(pool, owner, settings)
+
+
+async def run_unguarded(pool: asyncpg.Pool, owner: DueOwner, settings: PassSettings) -> PassReport:
+    """``run_pass`` for a caller that holds the owner's lock already (the worker)."""
+    async with pool.acquire() as proxy:
+        return await _pass(cast(asyncpg.Connection, proxy), owner, settings)
 
 
 async def _pass(conn: asyncpg.Connection, owner: DueOwner, settings: PassSettings) -> PassReport:

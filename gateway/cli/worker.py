@@ -1,0 +1,76 @@
+"""`skillmem worker`: one Dreamer worker until SIGTERM or SIGINT. Run as many as you like, on
+as many machines, against one database: each owner's pass is queued once and run by one."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+from typing import Any
+
+from db.pool import create_pool
+from gateway.app import database_url, prepare_database, request_dsn
+from gateway.settings import Settings
+from gateway.worker.config import pass_settings, worker_options
+from gateway.worker.runner import Worker
+
+
+def register(commands: Any) -> None:
+    worker_cmd = commands.add_parser(
+        "worker", help="run a Dreamer worker (passes from the job queue) until stopped"
+    )
+    worker_cmd.add_argument(
+        "--concurrency",
+        type=positive,
+        help="passes run at once (default: SKILLMEM_WORKER_CONCURRENCY, 1)",
+    )
+
+
+def positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
+async def work(args: argparse.Namespace, settings: Settings) -> int:
+    """Migrate, then work until the first SIGTERM or SIGINT: no new job is taken and the pass
+    under way finishes (a second signal stops at once; its job is run again elsewhere)."""
+    logging.getLogger("skillmem.worker").setLevel(settings.log_level.upper())
+    dsn, server = await database_url(settings)
+    await prepare_database(dsn)
+    options = worker_options(settings, args.concurrency)
+    pool = await create_pool(
+        request_dsn(settings, dsn),
+        min_size=1,
+        max_size=max(settings.pool_max_size, 2 * options.concurrency + 2),
+    )
+    worker = Worker(dsn, pool, pass_settings(settings), options)
+    task = asyncio.ensure_future(worker.run())
+    stop_on_signals(worker, task)
+    print(f"Dreamer worker running ({options.concurrency} at once); stop with Ctrl-C.", flush=True)
+    try:
+        await task
+    except asyncio.CancelledError:
+        print("Dreamer worker stopped at once.", flush=True)
+    finally:
+        await pool.close()
+        if server is not None:
+            await asyncio.to_thread(server.cleanup)
+    return 0
+
+
+def stop_on_signals(worker: Worker, task: asyncio.Future[None]) -> None:
+    """The first signal stops the worker gracefully, the next one cancels it."""
+    loop = asyncio.get_running_loop()
+
+    def on_signal() -> None:
+        if worker.stopping.is_set():
+            task.cancel()
+        else:
+            print("Stopping: the pass under way finishes (again to stop at once).", flush=True)
+            worker.stop()
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, on_signal)

@@ -1,0 +1,193 @@
+"""A Dreamer worker: pgqueuer's queue manager running ``dreamer.pass`` jobs, and a scheduler
+that queues them. Any number of workers, in any number of processes and machines, share one
+database: pgqueuer hands each job to one worker (``FOR UPDATE SKIP LOCKED``), the dedupe key
+keeps one job per owner, the owner's advisory lock keeps one pass per owner even beside
+`skillmem dreamer run`, and a job whose worker stopped beating is picked again by another."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, cast
+from uuid import UUID
+
+import asyncpg
+from pgqueuer import QueueManager
+from pgqueuer.domain.types import Channel
+from pgqueuer.errors import RetryRequested
+from pgqueuer.models import Job
+from pgqueuer.queries import Queries
+
+from db.dreamer_queue import WAKE_CHANNEL
+from db.dreamer_schedule import DueOwner
+from gateway.worker.queue import (
+    PASS_ENTRYPOINT,
+    payload_target,
+    queue_names,
+    queue_queries,
+    schedule_passes,
+    target_of,
+)
+from gateway.worker.reports import pass_line
+from resolvers.common import clock
+from resolvers.memory.dreamer import guard, passes, schedule
+from resolvers.memory.dreamer.passes import PassSettings
+
+log = logging.getLogger("skillmem.worker")
+
+# The longest a failing pass waits before it is tried again.
+MAX_RETRY_DELAY = timedelta(hours=1)
+# How long a worker whose queue failed (the database went away) waits before starting again.
+RESTART_DELAY = timedelta(seconds=5)
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerOptions:
+    """How a worker runs: passes at once, the schedule's poll, the heartbeat timeout."""
+
+    concurrency: int = 1
+    poll: timedelta = timedelta(seconds=15)
+    heartbeat: timedelta = timedelta(seconds=30)
+
+
+class Worker:
+    """One worker. ``owner_dsn`` reaches pgqueuer's tables (the role that migrates: the queue
+    is granted to no other); ``pool`` is what passes run on, as the application role inside
+    each workspace's transaction. ``run_pass`` is the pass (tests give a stand-in)."""
+
+    def __init__(
+        self,
+        owner_dsn: str,
+        pool: asyncpg.Pool,
+        pass_settings: PassSettings,
+        options: WorkerOptions = WorkerOptions(),
+        run_pass: guard.PassRunner = passes.run_unguarded,
+    ) -> None:
+        self.owner_dsn = owner_dsn
+        self.pool = pool
+        self.pass_settings = pass_settings
+        self.options = options
+        self.run_pass = run_pass
+        self.passes_at_once = asyncio.Semaphore(options.concurrency)
+        self.stopping = asyncio.Event()
+        self.started = asyncio.Event()
+        self.wake = asyncio.Event()
+        self.queue_manager: QueueManager | None = None
+
+    def stop(self) -> None:
+        """Stop taking jobs; ``run`` returns once the passes under way have finished."""
+        self.stopping.set()
+        if self.queue_manager is not None:
+            self.queue_manager.shutdown.set()
+
+    async def run(self) -> None:
+        """Work until ``stop``; a failing queue (the database away) is started again."""
+        while not self.stopping.is_set():
+            try:
+                await self.run_once()
+            except Exception:
+                log.exception("the Dreamer worker failed; starting again")
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.stopping.wait(), RESTART_DELAY.total_seconds())
+
+    async def run_once(self) -> None:
+        queue_pool = await asyncpg.create_pool(
+            self.owner_dsn, min_size=1, max_size=self.options.concurrency + 4
+        )
+        try:
+            queries = queue_queries(queue_pool)
+            manager = QueueManager(queries, Channel(queue_names().channel))
+            manager.entrypoint(PASS_ENTRYPOINT)(self.handle)
+            self.queue_manager = manager
+            if self.stopping.is_set():
+                return
+            scheduler = asyncio.create_task(self.schedule_loop(queries, queue_pool))
+            scheduler.add_done_callback(lambda _: manager.shutdown.set())
+            try:
+                await manager.run(**self.run_arguments())
+            finally:
+                scheduler.cancel()
+                (failed,) = await asyncio.gather(scheduler, return_exceptions=True)
+            if isinstance(failed, Exception):
+                raise failed
+        finally:
+            self.queue_manager = None
+            self.started.clear()
+            await queue_pool.close()
+
+    def run_arguments(self) -> dict[str, Any]:
+        """pgqueuer's loop: one job fetched at a time, at most ``concurrency`` + 1 held (the
+        one waiting for a free pass: pgqueuer's floor is twice the batch), the poll as the
+        longest wait between dequeues (a dead worker's job is seen within it)."""
+        return {
+            "dequeue_timeout": self.options.poll,
+            "batch_size": 1,
+            "max_concurrent_tasks": self.options.concurrency + 1,
+            "heartbeat_timeout": self.options.heartbeat,
+        }
+
+    async def schedule_loop(self, queries: Queries, queue_pool: asyncpg.Pool) -> None:
+        """Read the schedule every poll and whenever NOTIFY skillmem_dreamer arrives."""
+        async with queue_pool.acquire() as listener:
+            await listener.add_listener(WAKE_CHANNEL, self.on_wake)
+            self.started.set()
+            try:
+                while not self.stopping.is_set():
+                    self.wake.clear()
+                    await self.tick(queries, queue_pool)
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self.wake.wait(), self.options.poll.total_seconds())
+            finally:
+                await listener.remove_listener(WAKE_CHANNEL, self.on_wake)
+
+    def on_wake(self, *_: object) -> None:
+        self.wake.set()
+
+    async def tick(self, queries: Queries, queue_pool: asyncpg.Pool) -> None:
+        try:
+            await schedule_passes(
+                queries, queue_pool, self.pool, clock.now(), self.pass_settings.timing
+            )
+        except Exception:
+            log.exception("reading the Dreamer's schedule failed")
+
+    async def handle(self, job: Job) -> None:
+        """A ``dreamer.pass`` job: its owner's pass under the owner's lock, when something
+        still waits and is due (another run may have read it meanwhile; an owner not due yet
+        is queued again by the next tick). A pass that fails is tried again later and later
+        (``retry_delay``), its job kept meanwhile so that no scheduler queues another."""
+        async with self.passes_at_once:
+            owner = await self.due_owner(payload_target(job.payload))
+            if owner is None:
+                return
+            try:
+                report = await guard.run_guarded(
+                    self.pool, owner, self.pass_settings, self.run_pass
+                )
+            except Exception as error:
+                delay = retry_delay(job.attempts, self.options.poll)
+                log.exception("pass of %s failed; again in %s", guard.owner_key(owner), delay)
+                raise RetryRequested(delay=delay, reason=f"the pass failed: {error!r}") from error
+        if report is None:
+            log.info("pass of %s skipped: another session runs it", guard.owner_key(owner))
+        else:
+            log.info("pass done: %s", pass_line(report))
+
+    async def due_owner(self, target: tuple[UUID, str, UUID | None]) -> DueOwner | None:
+        """The job's owner as the schedule sees it now, if its pass is due."""
+        now = clock.now()
+        async with self.pool.acquire() as proxy:
+            conn = cast(asyncpg.Connection, proxy)
+            waiting = await schedule.waiting_owners(conn, now, self.pass_settings.timing)
+        owner = next((o for o in waiting if target_of(o) == target), None)
+        return owner if owner is not None and owner.due_at <= now else None
+
+
+def retry_delay(attempts: int, poll: timedelta) -> timedelta:
+    """How long after its ``attempts``-th failure a pass is tried again: the poll, doubled at
+    each failure, at most ``MAX_RETRY_DELAY``."""
+    doubled: timedelta = poll * 2 ** min(attempts, 20)
+    return min(doubled, MAX_RETRY_DELAY)

@@ -1,0 +1,114 @@
+"""`skillmem dreamer run [--now TIME]`: the time parsed, the clock stood at it for the run,
+``passes.run_due`` called with it, one line per pass and a total printed. The pass itself is a
+stand-in here (monkeypatched); its end-to-end run comes with the pass (issue 10)."""
+
+from __future__ import annotations
+
+import argparse
+import uuid
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+
+import pytest
+
+from db.dreamer_schedule import DueOwner
+from gateway.cli import dreamer
+from gateway.cli.main import parser
+from gateway.settings import Settings
+from resolvers.common import clock
+from resolvers.memory.dreamer import passes
+from resolvers.memory.dreamer.guard import owner_lock
+from resolvers.memory.dreamer.passes import PassReport, PassSettings
+from tests.gateway.dreamer_items import add_waiting, clear_items
+
+WS = uuid.UUID("0b9c4c1e-5f0a-4c56-9d1e-111111111111")
+MEMBER = uuid.UUID("0b9c4c1e-5f0a-4c56-9d1e-222222222222")
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    return parser().parse_args(["dreamer", "run", *argv])
+
+
+def test_now_is_an_iso_time_in_utc_unless_it_says_its_zone():
+    assert parse("--now", "2026-11-02T09:30:00Z").now == datetime(2026, 11, 2, 9, 30, tzinfo=UTC)
+    assert parse("--now", "2026-11-02T09:30").now == datetime(2026, 11, 2, 9, 30, tzinfo=UTC)
+    paris = parse("--now", "2026-11-02T10:30:00+01:00").now
+    assert paris.utcoffset() == timedelta(hours=1)
+    assert paris == datetime(2026, 11, 2, 9, 30, tzinfo=UTC)
+    assert parse().now is None
+
+
+def test_a_time_that_does_not_parse_is_refused(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        parse("--now", "next tuesday")
+    assert exit_.value.code == 2
+    assert "not an ISO 8601 time: 'next tuesday'" in capsys.readouterr().err
+
+
+async def test_the_passes_due_at_now_run_and_each_prints_a_line(dsn, monkeypatch, capsys):
+    at = datetime(2026, 11, 2, 9, 30, tzinfo=UTC)
+    seen: list[tuple[datetime, datetime, PassSettings]] = []
+
+    async def run_due(pool, now, settings):  # type: ignore[no-untyped-def]
+        seen.append((now, clock.now(), settings))
+        member = DueOwner(WS, "member", MEMBER, at, 3)
+        workspace = DueOwner(WS, "workspace", None, at, 1)
+        return [
+            PassReport(member, read=3, written=2, refused=1, cost_usd=Decimal("0.0012")),
+            PassReport(workspace, read=0, waiting=1, note="over its allowance"),
+        ]
+
+    monkeypatch.setattr(passes, "run_due", run_due)
+    code = await dreamer.dreamer_run(
+        parse("--now", "2026-11-02T09:30:00Z"), Settings(database_url=dsn)
+    )
+    assert code == 0
+    # run_due was given the time, the clock stood at it meanwhile, and stands no more.
+    assert [(now, stood) for now, stood, _ in seen] == [(at, at)]
+    assert isinstance(seen[0][2], PassSettings)
+    assert abs(clock.now() - datetime.now(UTC)) < timedelta(seconds=5)
+    assert capsys.readouterr().out.splitlines() == [
+        f"workspace {WS}, member {MEMBER}: read 3, waiting 0; written 2, refreshed 0, "
+        "refused 1; cost $0.0012",
+        f"workspace {WS}, workspace: read 0, waiting 1; written 0, refreshed 0, refused 0; "
+        "cost $0 (over its allowance)",
+        "2 passes due at 2026-11-02T09:30:00+00:00: read 3, waiting 1; written 2, "
+        "refreshed 0, refused 1; cost $0.0012",
+    ]
+
+
+async def test_with_nothing_due_it_says_so(dsn, monkeypatch, capsys):
+    async def run_due(pool, now, settings):  # type: ignore[no-untyped-def]
+        return []
+
+    monkeypatch.setattr(passes, "run_due", run_due)
+    before = clock.now()
+    assert await dreamer.dreamer_run(parse(), Settings(database_url=dsn)) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.startswith("0 passes due at ")
+    assert datetime.fromisoformat(line.split(" at ")[1].split(": ")[0]) >= before
+    assert line.endswith(": read 0, waiting 0; written 0, refreshed 0, refused 0; cost $0")
+
+
+async def test_dreamer_run_leaves_an_owner_whose_pass_runs_elsewhere(dsn, pool, ws, monkeypatch):
+    # run_due runs each pass through run_pass, under the owner's lock (guard.owner_lock), so
+    # that a worker's pass is never run twice.
+    ran: list[DueOwner] = []
+
+    async def stand_in(pool, owner, settings):  # type: ignore[no-untyped-def]
+        ran.append(owner)
+        return PassReport(owner)
+
+    monkeypatch.setattr(passes, "run_unguarded", stand_in)
+    busy, free = uuid.uuid4(), uuid.uuid4()
+    long_ago = datetime(2026, 1, 5, tzinfo=UTC)
+    await add_waiting(pool, ws.id, "agent", busy, arrived_at=long_ago)
+    await add_waiting(pool, ws.id, "agent", free, arrived_at=long_ago)
+    try:
+        async with owner_lock(pool, DueOwner(ws.id, "agent", busy, long_ago, 1)) as taken:
+            assert taken
+            reports = await passes.run_due(pool, datetime.now(UTC), PassSettings(), {ws.id})
+    finally:
+        await clear_items(pool, ws.id)
+    assert [o.owner_id for o in ran if o.workspace_id == ws.id] == [free]
+    assert {r.owner.owner_id: r.note for r in reports}[busy] == "running elsewhere"
