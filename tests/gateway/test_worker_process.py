@@ -19,7 +19,11 @@ import pytest
 from db.migrate import apply_migrations
 from db.pool import api_dsn, connect, create_pool
 from gateway.worker.runner import Worker, WorkerOptions
-from tests.factories import make_workspace
+from resolvers.common.principals import principal_for_token
+from resolvers.memory.dreamer.batching import BatchTiming
+from resolvers.memory.dreamer.messages import MessageInput, record_message
+from resolvers.memory.dreamer.passes import PassSettings
+from tests.factories import Workspace, company, make_workspace
 from tests.gateway.dreamer_items import add_waiting
 from tests.gateway.test_cli import CHECKOUT, command, environment
 from tests.gateway.worker_kit import DUE_AT_ONCE, Recorder, eventually, running
@@ -49,7 +53,7 @@ async def pools(qdsn: str) -> AsyncIterator[tuple[asyncpg.Pool, asyncpg.Pool]]:
 class Child:
     """tests/gateway/worker_child.py running; its stand-in pass writes to ``out``."""
 
-    def __init__(self, dsn: str, out: Path, sleep: float) -> None:
+    def __init__(self, dsn: str, out: Path, sleep: float, *more: str) -> None:
         self.out = out
         self.process = subprocess.Popen(
             [
@@ -60,6 +64,7 @@ class Child:
                 str(out),
                 str(sleep),
                 str(HEARTBEAT),
+                *more,
             ],
             cwd=CHECKOUT,
             stdout=subprocess.PIPE,
@@ -107,6 +112,44 @@ async def test_a_killed_workers_job_is_run_again_by_another(qdsn, pools, tmp_pat
         "SELECT count(*) FROM pgqueuer_log WHERE job_id = $1 AND status = 'picked'", job["id"]
     )
     assert picks == 2
+
+
+async def test_a_real_pass_killed_half_way_is_run_again_and_writes_once(qdsn, pools, tmp_path):
+    owner, app = pools
+    ws = await make_workspace(owner, "Queue")
+    acme = await company(owner, ws, "Acme")
+    text = f"Remember: @[Acme](record:{acme}) wants every message in French."
+    async with app.acquire() as conn, conn.transaction():
+        principal = await principal_for_token(conn, ws.tokens["member"])
+        assert principal is not None
+        await record_message(conn, principal, MessageInput("c1", "user", text))
+    child = Child(qdsn, tmp_path / "passes.txt", 60, "real")
+    try:
+        await eventually(lambda: child.lines(), within=30)
+        child.process.send_signal(signal.SIGKILL)
+        child.process.wait(timeout=10)
+    finally:
+        child.stop()
+    assert await souvenirs(owner, ws) == []  # killed while its reader read: nothing written
+    timing = BatchTiming(group_wait=timedelta(0))
+    options = WorkerOptions(
+        concurrency=1, poll=timedelta(seconds=0.2), heartbeat=timedelta(seconds=HEARTBEAT)
+    )
+    other = Worker(qdsn, app, PassSettings(timing=timing), options)
+    async with running(other):
+        await eventually(lambda: souvenirs(owner, ws), within=30)
+        await asyncio.sleep(1)  # the same job again, or a second pass, would write twice
+    [line] = await souvenirs(owner, ws)
+    assert line == "Acme wants every message in French."
+    statuses = await owner.fetch("SELECT status FROM memory_items WHERE workspace_id = $1", ws.id)
+    assert [row["status"] for row in statuses] == ["read"]
+
+
+async def souvenirs(conn: asyncpg.Pool, ws: Workspace) -> list[str]:
+    rows = await conn.fetch(
+        "SELECT text FROM memory_lines WHERE workspace_id = $1 AND kind = 'souvenir'", ws.id
+    )
+    return [row["text"] for row in rows]
 
 
 async def test_sigterm_lets_the_pass_under_way_finish(qdsn, pools, tmp_path):
