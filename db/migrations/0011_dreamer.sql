@@ -271,4 +271,8 @@ AS $$
      GROUP BY i.workspace_id, i.owner_kind, i.owner_id
 $$;
 REVOKE EXECUTE ON FUNCTION dreamer_due(timestamptz, interval, interval, integer) FROM PUBLIC;
+-- The function runs as the tables' owner, whom forced row-level security binds too unless it is
+-- a superuser: this policy lets the owner alone read every workspace's items (requests and
+-- passes act as skillmem_app, which it does not name).
+CREATE POLICY dreamer_schedule ON memory_items FOR SELECT TO CURRENT_USER USING (true);
 GRANT EXECUTE ON FUNCTION dreamer_due(timestamptz, interval, interval, integer) TO skillmem_app;

@@ -273,9 +273,17 @@ async def test_workspace_id_leads_every_foreign_key(owner):
 
 async def test_every_policy_pins_the_workspace_for_every_command(owner):
     rows = await owner.fetch(
-        "SELECT tablename, cmd, qual, with_check FROM pg_policies WHERE schemaname = 'public'"
+        "SELECT tablename, policyname, cmd, roles::text[] AS roles, qual, with_check"
+        " FROM pg_policies WHERE schemaname = 'public'"
     )
+    # One exception: the Dreamer's schedule lets the tables' owner (never the application
+    # role) read every workspace's items, for dreamer_due (migration 0011).
+    [schedule] = [row for row in rows if row["policyname"] == "dreamer_schedule"]
+    assert (schedule["tablename"], schedule["cmd"]) == ("memory_items", "SELECT")
+    assert APP_ROLE not in schedule["roles"] and "public" not in schedule["roles"]
+    rows = [row for row in rows if row["policyname"] != "dreamer_schedule"]
     by_table = {row["tablename"]: row for row in rows}
+    assert len(by_table) == len(rows)
     assert set(by_table) == set(await workspace_tables(owner))
     for table, row in by_table.items():
         assert row["cmd"] == "ALL", table
