@@ -19,7 +19,7 @@ from db.memory import LineRow
 from resolvers.memory.dreamer.context import ItemContext, PageKey, PassContext, lines_of
 from resolvers.memory.dreamer.contradictions import Evidence, Refresh, on_page, refreshed
 from resolvers.memory.dreamer.lines import ends_after, fits, placed, souvenir_line
-from resolvers.memory.dreamer.reader import Batch, Candidate, Item, ReaderAnswer
+from resolvers.memory.dreamer.reader import Batch, Candidate, Item, ReaderAnswer, Voice
 from resolvers.memory.dreamer.refusals import Reason, Refusal, flag_refusal
 from resolvers.memory.dreamer.routing import Target, member_of, route
 from resolvers.memory.dreamer.sharing import shaping_refusal, shared
@@ -59,8 +59,28 @@ def decide(batch: Batch, answer: ReaderAnswer, context: PassContext) -> Decision
         if not candidates:
             # Nothing durable was said: the item's one verdict.
             verdicts.append(Verdict(item.id, "refused", "not_durable"))
-        verdicts.extend(state.decide(item, candidate) for candidate in candidates)
+        verdicts.extend(state.decide(item, vouched(item, candidate)) for candidate in candidates)
     return Decisions(verdicts, {key: state.lines[key] for key in state.changed})
+
+
+def vouched(item: Item, candidate: Candidate) -> Candidate:
+    """Who stated a learning, as code knows it: the reader may name the item's speaker (then
+    the speaker as the batch names them), nobody (an inference, refused), or someone else;
+    someone else is never taken at the model's word as a member or an agent with their
+    rights: they become a voice code does not know (no id), whose words are never widened
+    beyond the owner's own profile. A meeting's transcript holds many voices: there a member or
+    an agent the reader names is kept when the transcript names them."""
+    said = candidate.stated_by
+    if said is None:
+        return candidate
+    speaker = item.speaker
+    if said.id is not None and (said.kind, said.id) == (speaker.kind, speaker.id):
+        return candidate.model_copy(update={"stated_by": speaker})
+    if said.id is None or (item.kind == "meeting" and said.name and said.name in item.text):
+        return candidate
+    return candidate.model_copy(
+        update={"stated_by": Voice(kind=said.kind, id=None, name=said.name)}
+    )
 
 
 def _learnings(batch: Batch, answer: ReaderAnswer) -> Iterator[tuple[Item, list[Candidate]]]:

@@ -71,6 +71,7 @@ def decided(the_candidate: Candidate, present, **kwargs: object):
 def agents(the_candidate: Candidate, present, **kwargs: object):
     """The verdict of the agent's own words on its profile, from a workspace source."""
     scout = the_candidate.model_copy(update={"stated_by": SCOUT, "about": OWN_PROFILE})
+    kwargs.setdefault("item", item(speaker=SCOUT))
     return decided(scout, present, target=AGENT_PROFILE, scope=WORKSPACE_ITEM, **kwargs)
 
 

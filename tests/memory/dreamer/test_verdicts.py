@@ -441,19 +441,38 @@ WORKSPACE_ITEM = scope(private=False, owner=None, source_kind="record", source_i
 
 def test_a_workspace_source_applies_the_speakers_permissions():
     bobs = candidate(stated_by=BOB)
+    meeting = item(kind="meeting", text="Bob: le DAF décide seul.")
     may = {BOB_ID: Permissions(records=frozenset({ACME_ID}))}
-    assert written(bobs, scope=WORKSPACE_ITEM, permissions=may)[0].page == ACME_PAGE
+    assert written(bobs, item=meeting, scope=WORKSPACE_ITEM, permissions=may)[0].page == ACME_PAGE
     # Alice's permissions do not lend themselves to Bob's words.
-    refused(bobs, "not_permitted", scope=WORKSPACE_ITEM)
+    refused(bobs, "not_permitted", item=meeting, scope=WORKSPACE_ITEM)
+
+
+def test_the_reader_never_lends_a_members_rights_to_words_code_cannot_place():
+    # The reader says Bob stated what Alice's message carries: code cannot place Bob there, so
+    # they are words of someone it does not know, refused on a shared page even with Bob's
+    # rights; and a meeting that never names Bob lends him nothing either.
+    bobs = candidate(stated_by=BOB)
+    may = {BOB_ID: Permissions(records=frozenset({ACME_ID}))}
+    refused(bobs, "not_permitted", scope=WORKSPACE_ITEM, permissions=may)
+    silent = item(kind="meeting", text="Alice: le DAF décide seul.")
+    refused(bobs, "not_permitted", item=silent, scope=WORKSPACE_ITEM, permissions=may)
+    # Nor does it widen an agent's proposal by saying its person stated it: the agent's words
+    # from a private conversation never reach the record's shared page.
+    proposal = item(speaker=SCOUT)
+    verdict = refused(candidate(stated_by=ALICE), "not_permitted", item=proposal)
+    assert verdict.page == ACME_PAGE
 
 
 def test_a_workspace_source_lets_an_agent_shape_only_its_own_profile():
     own = About(kind="agent", id=gid("Agent", AGENT_ID))
     other = About(kind="agent", id=gid("Agent", OTHER_AGENT_ID))
     rule = candidate("Répondre en français", "consigne", own, SCOUT)
-    assert written(rule, scope=WORKSPACE_ITEM)[0].page == AGENT_PROFILE
-    refused(rule.model_copy(update={"about": other}), "not_permitted", scope=WORKSPACE_ITEM)
-    refused(candidate(stated_by=SCOUT), "not_permitted", scope=WORKSPACE_ITEM)
+    scouts = item(speaker=SCOUT)
+    assert written(rule, item=scouts, scope=WORKSPACE_ITEM)[0].page == AGENT_PROFILE
+    other_rule = rule.model_copy(update={"about": other})
+    refused(other_rule, "not_permitted", item=scouts, scope=WORKSPACE_ITEM)
+    refused(candidate(stated_by=SCOUT), "not_permitted", item=scouts, scope=WORKSPACE_ITEM)
 
 
 def test_a_workspace_source_gives_an_outsider_no_page():

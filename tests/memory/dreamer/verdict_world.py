@@ -111,13 +111,15 @@ def item(
     speaker: Voice = ALICE,
     records: Sequence[LinkedRecord] = RECORDS,
     at: date = DAY,
+    kind: str = "conversation",
+    text: str = "(what was said)",
 ) -> Item:
     return Item(
         id=item_id,
-        kind="conversation",
+        kind=kind,  # type: ignore[arg-type]
         at=datetime(at.year, at.month, at.day, 9, tzinfo=UTC),
         speaker=speaker,
-        text="(what was said)",
+        text=text,
         record_ids=tuple(r.id for r in records),
     )
 
