@@ -137,8 +137,16 @@ async def defer(conn: asyncpg.Connection, item_ids: Sequence[UUID], until: datet
     await conn.execute(Q["defer"], list(item_ids), until)
 
 
-async def count_attempt(conn: asyncpg.Connection, item_ids: Sequence[UUID]) -> None:
-    await conn.execute(Q["count_attempt"], list(item_ids))
+async def count_attempt(conn: asyncpg.Connection, item_ids: Sequence[UUID], until: datetime) -> int:
+    """One more failed attempt at reading the items, which wait until ``until``; the most
+    attempts any of them has made."""
+    rows = await conn.fetch(Q["count_attempt"], list(item_ids), until)
+    return max((row["attempts"] for row in rows), default=0)
+
+
+async def give_up(conn: asyncpg.Connection, item_ids: Sequence[UUID], at: datetime) -> None:
+    """The items are not read (``reader_failed``), and their proposals with them."""
+    await conn.execute(Q["give_up"], list(item_ids), at)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,9 @@ SELECT i.id, i.kind, i.private_to, i.payer_kind, i.payer_id, i.share_with_team, 
        u.mission, u.messages AS run_messages, u.runner_kind, u.agent_id AS run_agent_id,
        u.routine_id AS run_routine_id, u.owner_id AS run_owner_id,
        p.text AS proposal_text, p.proposer_kind, p.proposer_id, p.proposer_name,
-       p.record_id AS proposal_record_id, p.on_behalf_of
+       p.record_id AS proposal_record_id, p.on_behalf_of,
+       COALESCE(length(m.text), length(t.transcript), length(u.mission) + length(u.messages::text),
+                length(p.text), 0) AS text_length
   FROM memory_items i
   LEFT JOIN conversation_messages m ON m.workspace_id = i.workspace_id AND m.id = i.message_id
   LEFT JOIN conversations c ON c.workspace_id = m.workspace_id AND c.id = m.conversation_id
@@ -117,9 +119,21 @@ UPDATE memory_items SET deferred_until = $2
  WHERE workspace_id = app_workspace_id() AND id = ANY ($1) AND status = 'waiting';
 
 -- name: count_attempt
--- One more failed attempt at reading these items (they stay waiting).
-UPDATE memory_items SET attempts = attempts + 1
- WHERE workspace_id = app_workspace_id() AND id = ANY ($1) AND status = 'waiting';
+-- One more failed attempt at reading these items: they wait until $2; the most attempts any
+-- of them has made.
+UPDATE memory_items SET attempts = attempts + 1, deferred_until = $2
+ WHERE workspace_id = app_workspace_id() AND id = ANY ($1) AND status = 'waiting'
+RETURNING attempts;
+
+-- name: give_up
+-- Items no reader could read after every attempt: not read, and so their proposals ($2: when).
+WITH gone AS (
+    UPDATE memory_items SET status = 'not_read', reason = 'reader_failed', deferred_until = NULL
+     WHERE workspace_id = app_workspace_id() AND id = ANY ($1) AND status = 'waiting'
+    RETURNING proposal_id)
+UPDATE memory_proposals p SET status = 'not_read', verdict = 'reader_failed', decided_at = $2
+  FROM gone
+ WHERE p.workspace_id = app_workspace_id() AND p.id = gone.proposal_id;
 
 -- name: insert_pass
 -- A pass: whom it read for, who paid, the reader, the tokens and the cost.

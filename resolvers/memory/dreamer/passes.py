@@ -41,6 +41,16 @@ from resolvers.memory.settings import (
 log = logging.getLogger("skillmem.dreamer")
 # Without AI credits a workspace's items wait; they are looked at again after this long.
 NO_CREDITS_RETRY = timedelta(hours=1)
+# A batch holds at most this many items and about this many characters (a longer item is
+# read alone); the rest wait for the next pass, due at once.
+MAX_BATCH_ITEMS = 50
+MAX_BATCH_CHARS = 60_000
+# A reader that fails (a malformed answer, a timeout, a server's error) is tried again later
+# and later; after the last attempt its items are not read (``reader_failed``).
+READER_RETRY_FIRST = timedelta(minutes=1)
+READER_RETRY_LONGEST = timedelta(hours=1)
+MAX_READER_ATTEMPTS = 6
+READER_FAILED = "reader_failed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +76,8 @@ class PassReport:
     refused: int = 0
     cost_usd: Decimal = Decimal(0)
     note: str = ""
+    # The batch was cut (MAX_BATCH_ITEMS, MAX_BATCH_CHARS): more items wait to be read now.
+    cut: bool = False
 
 
 def month_of(moment: datetime) -> date:
@@ -117,9 +129,22 @@ async def run_pass(pool: asyncpg.Pool, owner: DueOwner, settings: PassSettings) 
 
 
 async def run_unguarded(pool: asyncpg.Pool, owner: DueOwner, settings: PassSettings) -> PassReport:
-    """``run_pass`` for a caller that holds the owner's lock already (the worker)."""
+    """``run_pass`` for a caller that holds the owner's lock already (the worker). A batch cut
+    to its size is followed by the next, until what the allowance lets it read is read."""
     async with pool.acquire() as proxy:
-        return await _pass(cast(asyncpg.Connection, proxy), owner, settings)
+        conn = cast(asyncpg.Connection, proxy)
+        report = await _pass(conn, owner, settings)
+        while report.cut:
+            more = await _pass(conn, owner, settings)
+            report = replace(
+                more,
+                read=report.read + more.read,
+                written=report.written + more.written,
+                refreshed=report.refreshed + more.refreshed,
+                refused=report.refused + more.refused,
+                cost_usd=report.cost_usd + more.cost_usd,
+            )
+        return report
 
 
 async def _pass(conn: asyncpg.Connection, owner: DueOwner, settings: PassSettings) -> PassReport:
@@ -130,7 +155,8 @@ async def _pass(conn: asyncpg.Connection, owner: DueOwner, settings: PassSetting
         if not rows:
             return PassReport(owner, note="nothing waiting")
         facts = await dreamer_pass.workspace_facts(conn)
-        readable, note = await _budget(conn, facts, rows, started)
+        allowed, note = await _budget(conn, facts, rows, started)
+        readable = capped(allowed)
         if not readable:
             return PassReport(owner, waiting=len(rows), note=note)
         where = (owner.owner_kind, owner.owner_id)
@@ -143,19 +169,52 @@ async def _pass(conn: asyncpg.Connection, owner: DueOwner, settings: PassSetting
         log.warning(
             "dreamer reader %s failed for %s: %s", settings.reader_name, key_of(owner), error
         )
-        async with conn.transaction():
-            await begin_workspace(conn, owner.workspace_id)
-            await dreamer_pass.count_attempt(conn, [row["id"] for row in readable])
-            # Tokens a malformed answer spent are spent all the same.
-            if isinstance(error, ReaderError) and error.usage is not None:
-                cost = cost_usd(error.usage, settings.prices)
-                payer = readable[0]["payer_kind"], readable[0]["payer_id"]
-                await dreamer_pass.charge(conn, *payer, month_of(started), cost)
-        return PassReport(
-            owner, waiting=len(rows), note=f"the reader failed: {type(error).__name__}"
-        )
+        note = await _reader_failed(conn, owner, settings, readable, error, started)
+        return PassReport(owner, waiting=len(rows), note=note)
     report = await _write(conn, owner, settings, facts, readable, answer, started)
-    return replace(report, waiting=len(rows) - report.read, note=note or report.note)
+    cut = len(readable) < len(allowed) and report.read > 0
+    return replace(report, waiting=len(rows) - report.read, note=note or report.note, cut=cut)
+
+
+def capped(rows: Sequence[asyncpg.Record]) -> list[asyncpg.Record]:
+    """The first rows a batch holds: at most MAX_BATCH_ITEMS, and no more text than
+    MAX_BATCH_CHARS (the first row always, however long)."""
+    kept: list[asyncpg.Record] = []
+    length = 0
+    for row in rows[:MAX_BATCH_ITEMS]:
+        length += row["text_length"]
+        if kept and length > MAX_BATCH_CHARS:
+            break
+        kept.append(row)
+    return kept
+
+
+async def _reader_failed(
+    conn: asyncpg.Connection,
+    owner: DueOwner,
+    settings: PassSettings,
+    readable: Sequence[asyncpg.Record],
+    error: Exception,
+    started: datetime,
+) -> str:
+    """The items wait longer after each failure (1, 2, 4 ... minutes, at most an hour), then
+    are not read; tokens a malformed answer spent are charged all the same."""
+    item_ids = [row["id"] for row in readable]
+    async with conn.transaction():
+        await begin_workspace(conn, owner.workspace_id)
+        attempts = await dreamer_pass.count_attempt(conn, item_ids, started)
+        delay = min(READER_RETRY_FIRST * 2 ** max(attempts - 1, 0), READER_RETRY_LONGEST)
+        if attempts >= MAX_READER_ATTEMPTS:
+            await dreamer_pass.give_up(conn, item_ids, started)
+        else:
+            await dreamer_pass.defer(conn, item_ids, started + delay)
+        if isinstance(error, ReaderError) and error.usage is not None:
+            cost = cost_usd(error.usage, settings.prices)
+            payer = readable[0]["payer_kind"], readable[0]["payer_id"]
+            await dreamer_pass.charge(conn, *payer, month_of(started), cost)
+    if attempts >= MAX_READER_ATTEMPTS:
+        return f"the reader failed {attempts} times: {READER_FAILED}"
+    return f"the reader failed ({type(error).__name__}); again in {delay}"
 
 
 def key_of(owner: DueOwner) -> str:

@@ -11,8 +11,15 @@ import pytest
 
 from db.pool import begin_workspace
 from resolvers.memory.dreamer import apply
-from resolvers.memory.dreamer.passes import PassSettings, Prices, owner_of, run_pass
-from resolvers.memory.dreamer.reader import Usage
+from resolvers.memory.dreamer.passes import (
+    MAX_BATCH_ITEMS,
+    MAX_READER_ATTEMPTS,
+    PassSettings,
+    Prices,
+    owner_of,
+    run_pass,
+)
+from resolvers.memory.dreamer.reader import ReaderError, Usage
 from tests.factories import company, local
 from tests.memory.dreamer.dreaming import FixedReader, dream, items_of, lines_of, said
 
@@ -173,3 +180,54 @@ async def test_a_pass_is_charged_to_its_person_and_the_crossing_pass_finishes(po
     stand(december)
     [report] = await dream(pool, ws, december, settings)
     assert report.read == 1
+
+
+# --- a reader that fails, and the size of a batch -----------------------------------------------
+
+
+class Failing(FixedReader):
+    """A reader whose every answer is malformed, after spending tokens."""
+
+    async def read(self, batch):  # type: ignore[no-untyped-def]
+        self.calls.append(batch)
+        raise ReaderError("not JSON", usage=Usage(input_tokens=100_000))
+
+
+async def test_a_failing_reader_is_tried_later_and_later_then_its_items_are_not_read(
+    pool, ws, acme, stand
+):
+    stand(NOON)
+    item = await said(pool, ws, "member", COOKBOOK.format(id=acme), NOON)
+    reader = Failing()
+    settings = PassSettings(reader=reader, reader_name="bad", prices=Prices(Decimal(1)))
+    at = NOON + timedelta(minutes=6)
+    waits = []
+    for attempt in range(1, MAX_READER_ATTEMPTS + 1):
+        stand(at)
+        [report] = await dream(pool, ws, at, settings)
+        assert report.read == 0 and len(reader.calls) == attempt
+        [row] = await items_of(pool, ws, [item])
+        assert row["attempts"] == attempt
+        if attempt < MAX_READER_ATTEMPTS:
+            assert row["status"] == "waiting"
+            waits.append(row["deferred_until"] - at)
+            # Not due again before its time.
+            assert await dream(pool, ws, row["deferred_until"] - timedelta(seconds=1)) == []
+            at = row["deferred_until"]
+    assert waits == [timedelta(minutes=m) for m in (1, 2, 4, 8, 16)]
+    assert (row["status"], row["reason"]) == ("not_read", "reader_failed")
+    assert await dream(pool, ws, at + timedelta(days=1), settings) == []
+    # Each malformed answer's tokens were spent: 6 x 100,000 tokens at $1 a million.
+    assert await spent(pool, ws, "member") == Decimal("0.6")
+
+
+async def test_a_batch_holds_at_most_fifty_items_and_the_next_follows(pool, ws, stand):
+    stand(NOON)
+    for n in range(MAX_BATCH_ITEMS + 5):
+        await said(pool, ws, "member", f"note {n}", NOON + timedelta(seconds=n))
+    at = NOON + timedelta(minutes=5)
+    stand(at)
+    reader = FixedReader()
+    [report] = await dream(pool, ws, at, PassSettings(reader=reader))
+    assert [len(batch.items) for batch in reader.calls] == [MAX_BATCH_ITEMS, 5]
+    assert (report.read, report.refused, report.waiting) == (55, 55, 0)
