@@ -61,20 +61,25 @@ async def prepare_database(dsn: str) -> None:
 
 @contextlib.asynccontextmanager
 async def background_worker(
-    settings: Settings, owner_dsn: str, pool: asyncpg.Pool
+    settings: Settings, owner_dsn: str, app_dsn: str
 ) -> AsyncIterator[Worker | None]:
-    """One Dreamer worker beside the API for the block (none when the setting is off); on
-    leaving, it takes no new job and the pass under way finishes."""
+    """One Dreamer worker beside the API for the block (none when the setting is off), with a
+    pool of its own (a pass holds its owner's lock on one connection and works on another: it
+    never starves the API's pool, nor the API it); on leaving, it takes no new job and the
+    pass under way finishes."""
     if not settings.worker:
         yield None
         return
-    worker = Worker(owner_dsn, pool, pass_settings(settings), worker_options(settings))
+    options = worker_options(settings)
+    pool = await create_pool(app_dsn, min_size=1, max_size=2 * options.concurrency + 2)
+    worker = Worker(owner_dsn, pool, pass_settings(settings), options)
     task = asyncio.create_task(worker.run())
     try:
         yield worker
     finally:
         worker.stop()
         await task
+        await pool.close()
 
 
 def lifespan_for(
@@ -100,7 +105,7 @@ def lifespan_for(
         if on_ready is not None:
             await on_ready(app.state.pool)
         try:
-            async with background_worker(settings, dsn, app.state.pool) as worker:
+            async with background_worker(settings, dsn, request_dsn(settings, dsn)) as worker:
                 app.state.worker = worker
                 yield
         finally:
