@@ -85,9 +85,16 @@ def _contradiction(
         return Refusal("person_version_kept", line.key)
     if line.day is not None and evidence.day < line.day:
         return Refusal("older_than_existing", line.key)
-    if candidate.changes_over_time or evidence.by_member:
+    if candidate.changes_over_time:
         return Replace(index)
-    if line.key in person_keys:
+    stated = line.key in person_keys
+    if evidence.by_member:
+        # A person corrects their own version, or a version no person stated; two people's
+        # versions of a fixed fact leave it in doubt: nothing changes.
+        if stated and line.author != evidence.line.author:
+            return Refusal("contradiction_in_doubt", line.key)
+        return Replace(index)
+    if stated:
         return Refusal("person_version_kept", line.key)
     return Refusal("contradiction_in_doubt", line.key)
 

@@ -130,12 +130,22 @@ def test_for_a_fixed_fact_in_doubt_nothing_changes():
 
 
 def test_a_persons_correction_the_same_day_replaces_the_line():
-    lines = [souvenir("Le DAF valide seul", "k1"), souvenir("Autre", "k2")]
+    lines = [souvenir("Le DAF valide seul", "k1", author="Alice"), souvenir("Autre", "k2")]
     verdict, decisions = decided(
         candidate("Le DAF ne valide rien", contradicts="k1"), lines, lines=[stated_by_person("k1")]
     )
     assert verdict.verdict == "written"
     assert [line.text for line in decisions.pages[ACME_PAGE]] == ["Le DAF ne valide rien", "Autre"]
+
+
+def test_two_peoples_versions_of_a_fixed_fact_leave_it_in_doubt():
+    # Bob stated it; Alice says otherwise: neither is a correction of one's own words.
+    lines = [souvenir("Le DAF valide seul", "k1", author="Bob")]
+    verdict, decisions = decided(
+        candidate("Le DAF ne valide rien", contradicts="k1"), lines, lines=[stated_by_person("k1")]
+    )
+    assert (verdict.reason, verdict.key) == ("contradiction_in_doubt", "k1")
+    assert decisions.pages == {}
 
 
 def test_a_persons_correction_from_the_day_before_is_older_evidence():
