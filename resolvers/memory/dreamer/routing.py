@@ -6,7 +6,7 @@ routine's profile, the workspace profile, or nothing. Pure.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from uuid import UUID
 
@@ -133,6 +133,15 @@ def most_specific(
 
     # max keeps the first of equals: the satellite's own order decides between unrelated ones.
     return max(candidates, key=rank)
+
+
+def most_specific_of(record_ids: Sequence[str], linked: Mapping[str, LinkedRecord]) -> str | None:
+    """Of several records, the one that points (directly or through other linked records) to
+    every other (a deal before its contact, a contact before its company); None when no one
+    does (unrelated records: in doubt)."""
+    wanted = set(record_ids)
+    found = [r for r in record_ids if wanted - {r} <= _reachable(r, linked)]
+    return found[0] if len(found) == 1 else None
 
 
 def _pointed(satellite_id: str, linked: Mapping[str, LinkedRecord]) -> list[str]:
