@@ -123,13 +123,17 @@ def about(
 ) -> About:
     """What a text is about: the one linked record of the item its markup mentions (several:
     the most specific, the one pointing to every other, as a deal to its contact and a contact
-    to its company; unrelated ones: in doubt, nothing), else the workspace ("chez nous"), else
+    to its company; unrelated ones: in doubt, nothing), else the record a proposal names,
+    else the workspace ("chez nous"), else
     the speaker (speaking of themselves, or a person giving an instruction: seed "About the
     speaker (an instruction, a preference)"), else nothing."""
     mentioned = [m["id"] for m in MENTION.finditer(marked) if m["id"] in item.record_ids]
     if mentioned:
         chosen = most_specific_of(list(dict.fromkeys(mentioned)), {r.id: r for r in records})
         return About(kind="record", id=chosen) if chosen else About(kind="nothing")
+    if item.kind == "proposal" and item.record_ids:
+        # A proposal names the record it is about (propose_memory's recordId), first.
+        return About(kind="record", id=item.record_ids[0])
     if _WORKSPACE.search(bare):
         return About(kind="workspace")
     if _FIRST_PERSON.search(bare) or (consigne and item.speaker.kind == "person"):

@@ -145,6 +145,16 @@ def test_of_related_records_the_most_specific_is_what_it_is_about():
     assert learn(said)[0].about.kind == "nothing"
 
 
+def test_a_proposal_is_about_the_record_it_names():
+    found = one("Acme wants every message in French", kind="proposal", records=("abc",))
+    assert (found.about.kind, found.about.id, found.type) == ("record", "abc", "relation")
+    # A record its text mentions comes first; a message names no record by being attached.
+    found = one("@[B](record:def) wants calls", kind="proposal", records=("abc", "def"))
+    assert found.about.id == "def"
+    assert one("Remember: they want calls", records=("abc",)).about.kind == "nothing"
+    assert one("Invoices go out on Mondays", kind="proposal", records=()).about.kind == "nothing"
+
+
 def test_a_line_saying_the_same_is_confirmed():
     line = PageLine(
         page_id="p",
