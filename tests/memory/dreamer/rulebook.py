@@ -10,6 +10,7 @@ from typing import Any
 from uuid import UUID
 
 import asyncpg
+import httpx
 
 from db import memory
 from db.pool import begin_workspace
@@ -26,7 +27,7 @@ from resolvers.memory.dreamer.reader import (
 )
 from resolvers.memory.reading import content_of
 from resolvers.records.workspaces import create_object, grant_standard_roles
-from tests.factories import Workspace, load_records
+from tests.factories import Workspace, data, gql, load_records
 from tests.memory.dreamer.dreaming import FixedReader, dream, items_of
 
 # A Tuesday; its pass runs a few minutes later (a remember-request's quick wait).
@@ -148,10 +149,17 @@ async def content(pool: asyncpg.Pool, ws: Workspace, about_kind: str, about: UUI
 
 
 def souvenir(
-    text: str, author: str, day: datetime, type: str = "relation", *, human: bool = False
+    text: str,
+    author: str,
+    day: datetime,
+    type: str = "relation",
+    source: str | None = None,
+    *,
+    human: bool = False,
 ) -> str:
-    """A souvenir line as a page written by the workspace holds it."""
-    line = f"- {text} — {author}, {day.date().isoformat()} [{type}]"
+    """A souvenir line as a page holds it (as stored: ``source`` as ``kind:<global id>``)."""
+    arrow = f" → {source}" if source else ""
+    line = f"- {text}{arrow} — {author}, {day.date().isoformat()} [{type}]"
     if type == "contexte":
         line += f" (revoir {review_of(day)})"
     return line + (" ✍" if human else "")
@@ -176,3 +184,17 @@ async def calls_object(pool: asyncpg.Pool, ws: Workspace) -> None:
         await begin_workspace(conn, ws.id)
         calls = await create_object(conn, "calls", "Call", "Calls", attributes)
         await grant_standard_roles(conn, ws.roles, calls)
+
+
+EDIT = """mutation($id: ID!, $content: String!) {
+  editMemoryPage(pageId: $id, content: $content) { content } }"""
+
+
+async def by_hand(
+    client: httpx.AsyncClient, ws: Workspace, who: str, page: str, content: str
+) -> str:
+    """``who`` writes a page's content in their own session (a line they write is theirs,
+    ✍, of the clock's day); the content as stored."""
+    found = data(await gql(client, ws.tokens[who], EDIT, {"id": page, "content": content}))
+    written: str = found["editMemoryPage"]["content"]
+    return written
