@@ -106,12 +106,17 @@ def key_of(batch: Batch, text: str) -> str:
 
 
 async def dream_at(
-    pool: asyncpg.Pool, ws: Workspace, at: datetime, reader: FixedReader | None = None
+    pool: asyncpg.Pool,
+    ws: Workspace,
+    at: datetime,
+    reader: FixedReader | None = None,
+    settings: PassSettings | None = None,
 ) -> list[PassReport]:
     """Every pass of the workspace due at ``at`` (the clock stood there), with ``reader``
-    (the rules reader by default)."""
+    (the rules reader by default) or ``settings``."""
     clock.set_clock(lambda: at)
-    settings = PassSettings(reader=reader) if reader is not None else PassSettings()
+    if settings is None:
+        settings = PassSettings(reader=reader) if reader is not None else PassSettings()
     return await dream(pool, ws, at, settings)
 
 
