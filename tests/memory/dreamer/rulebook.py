@@ -33,6 +33,7 @@ from tests.memory.dreamer.dreaming import FixedReader, dream, items_of
 # A Tuesday; its pass runs a few minutes later (a remember-request's quick wait).
 T0 = datetime(2026, 11, 10, 12, 0, tzinfo=UTC)
 SOON = timedelta(minutes=6)
+HOUR = timedelta(hours=1)
 DAY = timedelta(days=1)
 
 # What a crafted reader teaches from one item, seeing the whole batch (its lines' keys).

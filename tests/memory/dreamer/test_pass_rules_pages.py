@@ -14,6 +14,7 @@ from tests.memory.dreamer.dreaming import lines_of, said
 from tests.memory.dreamer.intake_api import items, run
 from tests.memory.dreamer.rulebook import (
     DAY,
+    HOUR,
     SOON,
     T0,
     by_hand,
@@ -132,7 +133,7 @@ async def test_an_agents_own_runs_against_its_profile_newest_wins_person_kept_do
             "#doubt": contradicting("Scout signs as Scout", "Scout signs as the team", own),
         }
     )
-    [report] = await dream_at(pool, ws, T0 + 12 * SOON, reader)
+    [report] = await dream_at(pool, ws, T0 + HOUR + SOON, reader)
     assert (report.written, report.refused) == (1, 2)
     found = {row["source"]: row["id"] for row in await items(pool, ws, "run")}
     assert await verdicts(pool, ws, found["#changing"]) == [("written", None)]

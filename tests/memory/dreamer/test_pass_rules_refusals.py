@@ -12,6 +12,7 @@ from tests.factories import company, local
 from tests.memory.dreamer.dreaming import said
 from tests.memory.dreamer.rulebook import (
     DAY,
+    HOUR,
     SOON,
     T0,
     by_text,
@@ -19,8 +20,8 @@ from tests.memory.dreamer.rulebook import (
     learning,
     mention,
     on,
+    reading,
     record,
-    teaching,
     texts,
     verdicts,
 )
@@ -71,7 +72,8 @@ async def test_an_item_that_teaches_nothing_is_refused_as_not_durable(pool, ws, 
     stand(T0)
     first = await said(pool, ws, "member", "We talked about the weather", T0)
     second = await said(pool, ws, "member", "and about lunch", T0 + SOON)
-    [report] = await dream_at(pool, ws, T0 + 2 * SOON + 60 * SOON)
+    # Read once the hour of grouping has passed.
+    [report] = await dream_at(pool, ws, T0 + HOUR + SOON)
     assert (report.read, report.refused) == (2, 2)
     assert await verdicts(pool, ws, first) == [("refused", "not_durable")]
     assert await verdicts(pool, ws, second) == [("refused", "not_durable")]
@@ -211,16 +213,11 @@ async def test_a_viewers_words_never_shape_a_record_they_cannot_update(pool, ws,
 async def test_every_learning_of_an_item_gets_its_own_verdict_in_order(pool, ws, acme, stand):
     stand(T0)
     item = await said(pool, ws, "member", f"Remember: {mention('Acme', acme)}", T0)
-    reader = teaching("Acme pays late", about=on(acme))
-    first = reader.make
-
-    def two(batch):
-        found = first(batch)
-        [learned] = found.learnings
-        log = learned.candidates[0].model_copy(update={"text": "Sent the quote", "log": True})
-        both = learned.model_copy(update={"candidates": (*learned.candidates, log)})
-        return found.model_copy(update={"learnings": (both,)})
-
-    reader.make = two
+    reader = reading(
+        lambda item, _: [
+            learning(item, "Acme pays late", about=on(acme)),
+            learning(item, "Sent Acme the quote", about=on(acme), log=True),
+        ]
+    )
     await dream_at(pool, ws, T0 + SOON, reader)
     assert await verdicts(pool, ws, item) == [("written", None), ("refused", "log")]

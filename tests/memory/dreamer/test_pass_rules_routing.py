@@ -13,6 +13,7 @@ from tests.memory.dreamer.dreaming import said
 from tests.memory.dreamer.intake_api import new_routine, run
 from tests.memory.dreamer.rulebook import (
     DAY,
+    HOUR,
     SOON,
     T0,
     by_text,
@@ -210,7 +211,7 @@ async def test_an_agents_and_a_routines_workspace_runs_teach_their_own_profiles(
         }
     )
     # Runs are not urgent: their passes come after the grouping wait.
-    reports = await dream_at(pool, ws, T0 + 12 * SOON, reader)
+    reports = await dream_at(pool, ws, T0 + HOUR + SOON, reader)
     assert sorted(r.owner.owner_kind for r in reports) == ["agent", "routine"]
     assert [r.written for r in reports] == [1, 1]
     assert await texts(pool, ws, "agent", scout) == ["Chase invoices only after ten days"]

@@ -13,6 +13,7 @@ from tests.memory.dreamer import intake_api
 from tests.memory.dreamer.dreaming import lines_of, said
 from tests.memory.dreamer.intake_api import PROPOSE, meeting
 from tests.memory.dreamer.rulebook import (
+    HOUR,
     SOON,
     T0,
     by_text,
@@ -28,7 +29,7 @@ from tests.memory.dreamer.rulebook import (
 
 SHARE = """mutation($v: Boolean!) {
   setMemoryPreference(key: SHARE_WITH_TEAM, value: $v) { shareWithTeam } }"""
-GROUPED = 12 * SOON  # past the grouping wait: a pass with no remember-request is due
+GROUPED = HOUR + SOON  # past the grouping wait: a pass with no remember-request is due
 
 
 @pytest.fixture

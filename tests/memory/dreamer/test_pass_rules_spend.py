@@ -16,9 +16,8 @@ from tests.factories import agent_id, company, data, gql
 from tests.memory.dreamer import intake_api
 from tests.memory.dreamer.dreaming import FixedReader, items_of, said
 from tests.memory.dreamer.intake_api import PROPOSE, admin_key, meeting, run
-from tests.memory.dreamer.rulebook import SOON, T0, dream_at
+from tests.memory.dreamer.rulebook import HOUR, SOON, T0, dream_at
 
-HOUR = 10 * SOON
 DECEMBER = datetime(2026, 12, 1, tzinfo=UTC)
 
 
