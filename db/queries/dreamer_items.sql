@@ -5,7 +5,7 @@
 -- what is shown of it; its verdicts, its payer and its share of its pass's cost come along.
 SELECT i.id, i.kind, i.status, i.reason, i.said_at, i.arrived_at, i.read_at, i.deferred_until,
        i.owner_kind, i.payer_kind, i.payer_id, pm.name AS payer_name,
-       CASE WHEN ps.items > 0 THEN ps.cost_usd / ps.items END::text AS cost_usd,
+       CASE WHEN ps.items > 0 THEN trim_scale(ps.cost_usd / ps.items) END::text AS cost_usd,
        (i.private_to IS NOT DISTINCT FROM $1
         OR (i.private_to IS NULL
             AND (i.meeting_id IS NULL

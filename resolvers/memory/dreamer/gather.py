@@ -4,7 +4,7 @@ members, agents and routines involved, and the pages the pass may touch as store
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -26,9 +26,11 @@ from resolvers.memory.dreamer.reader import (
     PageInfo,
     PageLine,
     PageOwner,
+    ReaderAnswer,
     RecordValue,
     Voice,
 )
+from resolvers.memory.dreamer.routing import local_id
 from resolvers.memory.reading import content_of
 
 # How far the records a linked record points to are followed (a note → its deal → its
@@ -38,6 +40,7 @@ PRINCIPAL_VALUES = 8
 VALUE_MAX_CHARS = 120
 _ID_TYPES = {"member": "Member", "agent": "Agent", "routine": "Routine", "record": "Record"}
 _OWNER_KINDS = {"member": "person", "agent": "agent", "routine": "routine"}
+_ACTOR_ABOUT = {"agent": "Agent", "routine": "Routine"}
 
 
 @dataclass
@@ -76,11 +79,14 @@ async def gather(
     today: date,
     *,
     lock_pages: bool = False,
+    named: Collection[UUID] = (),
 ) -> Gathered:
-    """The batch of ``rows`` (an owner's waiting items) and its context."""
+    """The batch of ``rows`` (an owner's waiting items) and its context; ``named``: agents
+    and routines a reader's answer is about, loaded with the items' own (their profiles, and
+    who may shape them)."""
     facts = Facts(workspace_id, workspace_name)
     sources = [source_of(dict(row), workspace_id) for row in rows]
-    await _load_people(conn, facts, sources, owner)
+    await _load_people(conn, facts, sources, owner, named)
     linked = await _load_records(conn, facts, sources)
     pages = await _load_pages(conn, facts, lock_pages)
     item_ids = {ids.encode("MemoryItem", workspace_id, row["id"]): row["id"] for row in rows}
@@ -116,8 +122,9 @@ async def _load_people(
     facts: Facts,
     sources: Sequence[Source],
     owner: tuple[str, UUID | None],
+    named: Collection[UUID],
 ) -> None:
-    actor_ids = {s.agent for s in sources} | {s.routine for s in sources}
+    actor_ids = {s.agent for s in sources} | {s.routine for s in sources} | set(named)
     actor_ids |= {s.speaker.id for s in sources if s.speaker.kind in ("agent", "routine")}
     if owner[0] in ("agent", "routine"):
         actor_ids.add(owner[1])
@@ -187,6 +194,19 @@ async def _permissions(conn: asyncpg.Connection, facts: Facts) -> dict[UUID, Per
         found[member.id] = Permissions(
             frozenset(records), frozenset(agents), member.can_update_settings
         )
+    return found
+
+
+def named_actors(answer: ReaderAnswer, workspace_id: UUID) -> set[UUID]:
+    """The agents and routines (by local id) that ``answer``'s learnings are about."""
+    found = set()
+    for learnings in answer.learnings:
+        for candidate in learnings.candidates:
+            about = candidate.about
+            if about.kind in _ACTOR_ABOUT:
+                local = local_id(about.id, _ACTOR_ABOUT[about.kind], workspace_id)
+                if local is not None:
+                    found.add(local)
     return found
 
 

@@ -28,7 +28,7 @@ from db.pool import begin_workspace
 from resolvers.common import clock
 from resolvers.memory.dreamer import apply, guard, schedule
 from resolvers.memory.dreamer.batching import BatchTiming
-from resolvers.memory.dreamer.gather import gather
+from resolvers.memory.dreamer.gather import gather, named_actors
 from resolvers.memory.dreamer.reader import Reader, ReaderAnswer, ReaderError
 from resolvers.memory.dreamer.rules import RulesReader
 from resolvers.memory.dreamer.spend import Prices, cost_usd
@@ -239,8 +239,16 @@ async def _write(
         if not rows:
             return PassReport(owner, note="read by another pass")
         where = (owner.owner_kind, owner.owner_id)
+        named = named_actors(answer, owner.workspace_id)
         gathered = await gather(
-            conn, owner.workspace_id, facts.name, where, rows, started.date(), lock_pages=True
+            conn,
+            owner.workspace_id,
+            facts.name,
+            where,
+            rows,
+            started.date(),
+            lock_pages=True,
+            named=named,
         )
         decisions = decide(gathered.batch, answer, gathered.context)
         finished = clock.now()

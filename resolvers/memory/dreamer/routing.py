@@ -6,7 +6,7 @@ routine's profile, the workspace profile, or nothing. Pure.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from uuid import UUID
 
@@ -51,11 +51,16 @@ def member_of(voice: Voice | None, workspace_id: UUID) -> UUID | None:
     return local_id(voice.id, "Member", workspace_id)
 
 
-def agent_of(voice: Voice | None, workspace_id: UUID) -> UUID | None:
-    """The agent a voice is; None for a person."""
+def actor_of(voice: Voice | None, workspace_id: UUID) -> PageKey | None:
+    """The profile of the agent or routine a voice is (a routine speaks as an agent, named
+    by its own id); None for a person or a voice with no such id."""
     if voice is None or voice.kind != "agent":
         return None
-    return local_id(voice.id, "Agent", workspace_id)
+    for kind in ("agent", "routine"):
+        actor = local_id(voice.id, _ACTOR_TYPES[kind], workspace_id)
+        if actor is not None:
+            return (kind, actor)
+    return None
 
 
 def route(candidate: Candidate, item: Item, batch: Batch, context: PassContext) -> Target | Refusal:
@@ -75,10 +80,12 @@ def route(candidate: Candidate, item: Item, batch: Batch, context: PassContext) 
 
 
 def _speaker_target(speaker: Voice, workspace_id: UUID) -> Target | Refusal:
-    """The speaker's profile: a member's or an agent's; an outsider has none."""
-    kind = "member" if speaker.kind == "person" else "agent"
-    actor = local_id(speaker.id, _ACTOR_TYPES[kind], workspace_id)
-    return Target((kind, actor)) if actor is not None else Refusal("no_subject")
+    """The speaker's profile: a member's, an agent's or a routine's; an outsider has none."""
+    if speaker.kind == "person":
+        member = member_of(speaker, workspace_id)
+        return Target(("member", member)) if member is not None else Refusal("no_subject")
+    actor = actor_of(speaker, workspace_id)
+    return Target(actor) if actor is not None else Refusal("no_subject")
 
 
 def _record_target(
@@ -126,6 +133,15 @@ def most_specific(
 
     # max keeps the first of equals: the satellite's own order decides between unrelated ones.
     return max(candidates, key=rank)
+
+
+def most_specific_of(record_ids: Sequence[str], linked: Mapping[str, LinkedRecord]) -> str | None:
+    """Of several records, the one that points (directly or through other linked records) to
+    every other (a deal before its contact, a contact before its company); None when no one
+    does (unrelated records: in doubt)."""
+    wanted = set(record_ids)
+    found = [r for r in record_ids if wanted - {r} <= _reachable(r, linked)]
+    return found[0] if len(found) == 1 else None
 
 
 def _pointed(satellite_id: str, linked: Mapping[str, LinkedRecord]) -> list[str]:

@@ -26,10 +26,12 @@ from resolvers.memory.dreamer.reader import (
     Candidate,
     Item,
     ItemLearnings,
+    LinkedRecord,
     PageLine,
     ReaderAnswer,
     Usage,
 )
+from resolvers.memory.dreamer.routing import most_specific_of
 from resolvers.turns.cards import MENTION
 
 RULES_READER = "rules"
@@ -66,13 +68,17 @@ class RulesReader:
 def answer(batch: Batch) -> ReaderAnswer:
     """``RulesReader.read``, synchronously."""
     learnings = tuple(
-        ItemLearnings(item_id=item.id, candidates=learn(item, batch.lines)) for item in batch.items
+        ItemLearnings(item_id=item.id, candidates=learn(item, batch.lines, batch.records))
+        for item in batch.items
     )
     return ReaderAnswer(learnings=learnings, usage=Usage())
 
 
-def learn(item: Item, lines: Sequence[PageLine] = ()) -> tuple[Candidate, ...]:
-    """The one candidate an item teaches, or none."""
+def learn(
+    item: Item, lines: Sequence[PageLine] = (), records: Sequence[LinkedRecord] = ()
+) -> tuple[Candidate, ...]:
+    """The one candidate an item teaches, or none (``records``: the batch's linked records,
+    how they point to each other)."""
     if item.kind != "proposal" and not asks_to_remember(item.text):
         return ()
     marked, standing = strip_cues(item.text)
@@ -82,7 +88,7 @@ def learn(item: Item, lines: Sequence[PageLine] = ()) -> tuple[Candidate, ...]:
         return ()
     text = _readable(marked)
     kind = souvenir_type(bare, standing=standing)
-    subject = about(marked, bare, item, consigne=kind == "consigne")
+    subject = about(marked, bare, item, consigne=kind == "consigne", records=records)
     if kind == "préférence" and subject.kind == "record":
         # What a record (a client, a contact) wants from us is how we deal with it, not the
         # speaker's own taste: a relation, which its page keeps (seed 000's cookbook finds
@@ -112,16 +118,22 @@ def souvenir_type(bare: str, *, standing: bool) -> str:
     return "contexte"
 
 
-def about(marked: str, bare: str, item: Item, *, consigne: bool) -> About:
+def about(
+    marked: str, bare: str, item: Item, *, consigne: bool, records: Sequence[LinkedRecord] = ()
+) -> About:
     """What a text is about: the one linked record of the item its markup mentions (several:
-    in doubt, nothing), else the workspace ("chez nous"), else the speaker (speaking of
-    themselves, or a person giving an instruction: seed "About the speaker (an instruction,
-    a preference)"), else nothing."""
-    mentioned = {m["id"] for m in MENTION.finditer(marked)} & set(item.record_ids)
-    if len(mentioned) == 1:
-        return About(kind="record", id=mentioned.pop())
+    the most specific, the one pointing to every other, as a deal to its contact and a contact
+    to its company; unrelated ones: in doubt, nothing), else the record a proposal names,
+    else the workspace ("chez nous"), else
+    the speaker (speaking of themselves, or a person giving an instruction: seed "About the
+    speaker (an instruction, a preference)"), else nothing."""
+    mentioned = [m["id"] for m in MENTION.finditer(marked) if m["id"] in item.record_ids]
     if mentioned:
-        return About(kind="nothing")
+        chosen = most_specific_of(list(dict.fromkeys(mentioned)), {r.id: r for r in records})
+        return About(kind="record", id=chosen) if chosen else About(kind="nothing")
+    if item.kind == "proposal" and item.record_ids:
+        # A proposal names the record it is about (propose_memory's recordId), first.
+        return About(kind="record", id=item.record_ids[0])
     if _WORKSPACE.search(bare):
         return About(kind="workspace")
     if _FIRST_PERSON.search(bare) or (consigne and item.speaker.kind == "person"):

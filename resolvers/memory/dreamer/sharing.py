@@ -13,7 +13,7 @@ from uuid import UUID
 from resolvers.memory.dreamer.context import ItemContext, PageKey, PassContext, Permissions
 from resolvers.memory.dreamer.reader import Candidate
 from resolvers.memory.dreamer.refusals import Refusal
-from resolvers.memory.dreamer.routing import Target, agent_of, member_of
+from resolvers.memory.dreamer.routing import Target, actor_of, member_of
 
 # What a private source may tell a record's page with no one asked.
 SHARED_TYPES = ("relation", "contexte", "décision")
@@ -54,7 +54,7 @@ def shaping_refusal(
     they may edit, the workspace's settings for a routine's or the workspace's profile). From
     a private source only the owner's own words reach one: a learning resting on anyone
     else's is never widened beyond what its source could read. From a workspace source an
-    agent's words reach only its own profile, an outsider's none.
+    agent's (or a routine's) words reach only its own profile, an outsider's none.
     """
     page = target.page
     if owns(page, item):
@@ -66,8 +66,8 @@ def shaping_refusal(
     elif member is not None and (not item.private or member == item.owner_member_id):
         allowed = may_shape(context.permissions.get(member, Permissions()), page)
     else:
-        agent = agent_of(candidate.stated_by, workspace_id)
-        allowed = not item.private and agent is not None and page == ("agent", agent)
+        actor = actor_of(candidate.stated_by, workspace_id)
+        allowed = not item.private and actor is not None and page == actor
     return None if allowed else Refusal("not_permitted")
 
 

@@ -4,8 +4,18 @@ specific record a satellite points to. Routing through whole batches is in test_
 from __future__ import annotations
 
 from resolvers.memory.dreamer.reader import LinkedRecord, Voice
-from resolvers.memory.dreamer.routing import agent_of, local_id, member_of, most_specific
-from tests.memory.dreamer.verdict_world import ALICE, ALICE_ID, BOB_ID, OUTSIDER, SCOUT, WS, gid
+from resolvers.memory.dreamer.routing import actor_of, local_id, member_of, most_specific
+from tests.memory.dreamer.verdict_world import (
+    AGENT_ID,
+    ALICE,
+    ALICE_ID,
+    BOB_ID,
+    OUTSIDER,
+    ROUTINE_ID,
+    SCOUT,
+    WS,
+    gid,
+)
 
 
 def linked(*records: LinkedRecord) -> dict[str, LinkedRecord]:
@@ -30,11 +40,13 @@ def test_a_global_id_reads_back_only_as_its_own_type_and_workspace():
     assert local_id(None, "Member", WS) is None
 
 
-def test_a_voice_is_a_member_an_agent_or_neither():
-    assert member_of(ALICE, WS) == ALICE_ID and agent_of(ALICE, WS) is None
-    assert member_of(SCOUT, WS) is None and agent_of(SCOUT, WS) is not None
-    assert member_of(OUTSIDER, WS) is None and agent_of(OUTSIDER, WS) is None
-    assert member_of(None, WS) is None
+def test_a_voice_is_a_member_an_agent_a_routine_or_neither():
+    assert member_of(ALICE, WS) == ALICE_ID and actor_of(ALICE, WS) is None
+    assert member_of(SCOUT, WS) is None and actor_of(SCOUT, WS) == ("agent", AGENT_ID)
+    nightly = Voice(kind="agent", id=gid("Routine", ROUTINE_ID), name="Nightly")
+    assert member_of(nightly, WS) is None and actor_of(nightly, WS) == ("routine", ROUTINE_ID)
+    assert member_of(OUTSIDER, WS) is None and actor_of(OUTSIDER, WS) is None
+    assert member_of(None, WS) is None and actor_of(None, WS) is None
     impostor = Voice(kind="person", id=gid("Agent", ALICE_ID), name="Eve")
     assert member_of(impostor, WS) is None
 

@@ -15,6 +15,7 @@ from resolvers.memory.dreamer.reader import (
     Candidate,
     Item,
     ItemKind,
+    LinkedRecord,
     PageLine,
     PageOwner,
     Voice,
@@ -121,6 +122,37 @@ def test_learns_nothing_without_a_request_but_from_a_proposal():
 def test_about(text: str, records: tuple[str, ...], kind: str, id: str | None):
     found = one(text, records=records)
     assert (found.about.kind, found.about.id) == (kind, id)
+
+
+def test_of_related_records_the_most_specific_is_what_it_is_about():
+    company = LinkedRecord(id="co", object="companies", label="Acme")
+    contact = LinkedRecord(id="ct", object="contacts", label="Claire", points_to=("co",))
+    deal = LinkedRecord(id="dl", object="deals", label="Renewal", points_to=("co", "ct"))
+    records = (company, contact, deal)
+    said = item(
+        "Remember: @[Claire](record:ct) on @[Renewal](record:dl) of @[Acme](record:co) signs",
+        records=("co", "ct", "dl"),
+    )
+    [found] = learn(said, (), records)
+    assert (found.about.kind, found.about.id) == ("record", "dl")
+    said = item("Remember: @[Claire](record:ct) of @[Acme](record:co) signs", records=("co", "ct"))
+    assert learn(said, (), records)[0].about.id == "ct"
+    # Unrelated records, or records it cannot see related: in doubt, nothing.
+    beta = LinkedRecord(id="bt", object="companies", label="Beta")
+    said = item("Remember: @[Acme](record:co) works with @[Beta](record:bt)", records=("co", "bt"))
+    assert learn(said, (), (company, beta))[0].about.kind == "nothing"
+    said = item("Remember: @[Claire](record:ct) of @[Acme](record:co) signs", records=("co", "ct"))
+    assert learn(said)[0].about.kind == "nothing"
+
+
+def test_a_proposal_is_about_the_record_it_names():
+    found = one("Acme wants every message in French", kind="proposal", records=("abc",))
+    assert (found.about.kind, found.about.id, found.type) == ("record", "abc", "relation")
+    # A record its text mentions comes first; a message names no record by being attached.
+    found = one("@[B](record:def) wants calls", kind="proposal", records=("abc", "def"))
+    assert found.about.id == "def"
+    assert one("Remember: they want calls", records=("abc",)).about.kind == "nothing"
+    assert one("Invoices go out on Mondays", kind="proposal", records=()).about.kind == "nothing"
 
 
 def test_a_line_saying_the_same_is_confirmed():

@@ -13,7 +13,7 @@ from uuid import UUID
 import pytest
 
 from resolvers.memory.dreamer.context import Permissions
-from resolvers.memory.dreamer.reader import About, Candidate, ItemLearnings, LinkedRecord
+from resolvers.memory.dreamer.reader import About, Candidate, ItemLearnings, LinkedRecord, Voice
 from resolvers.memory.dreamer.refusals import REASONS
 from tests.memory.dreamer.verdict_world import (
     ACME,
@@ -270,6 +270,14 @@ def test_about_the_speaker_goes_to_their_profile():
     scout = candidate("Je réponds en français", "consigne", About(kind="speaker"), SCOUT)
     verdict, _ = written(scout, item=item(speaker=SCOUT), scope=scope(private=False, owner=None))
     assert verdict.page == AGENT_PROFILE
+    # A routine speaks as an agent, by its own id: its own profile, shaped by its own words
+    # from a workspace source only.
+    nightly = Voice(kind="agent", id=gid("Routine", ROUTINE_ID), name="Nightly")
+    itself = scout.model_copy(update={"stated_by": nightly})
+    workspace_run = scope(private=False, owner=None)
+    verdict, _ = written(itself, item=item(speaker=nightly), scope=workspace_run)
+    assert verdict.page == ("routine", ROUTINE_ID)
+    refused(itself, "not_permitted", item=item(speaker=nightly))
 
 
 def test_about_an_outsider_speaker_is_no_subject():
