@@ -53,6 +53,9 @@ class Facts:
     actors: dict[UUID, ActorFacts] = field(default_factory=dict)
     records: dict[UUID, RecordFacts] = field(default_factory=dict)
     member_names: set[str] = field(default_factory=set)
+    # The members whose profiles the pass may touch (its sources' people and speakers, its
+    # owner): never an agent's owner, whose private profile is none of this pass's business.
+    profiles: set[UUID] = field(default_factory=set)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +82,7 @@ async def gather(
     today: date,
     *,
     lock_pages: bool = False,
-    named: Collection[UUID] = (),
+    named: Collection[tuple[str, UUID]] = (),
 ) -> Gathered:
     """The batch of ``rows`` (an owner's waiting items) and its context; ``named``: agents
     and routines a reader's answer is about, loaded with the items' own (their profiles, and
@@ -122,21 +125,23 @@ async def _load_people(
     facts: Facts,
     sources: Sequence[Source],
     owner: tuple[str, UUID | None],
-    named: Collection[UUID],
+    named: Collection[tuple[str, UUID]],
 ) -> None:
-    actor_ids = {s.agent for s in sources} | {s.routine for s in sources} | set(named)
+    named_members = {local for kind, local in named if kind == "member"}
+    named_actor_ids = {local for kind, local in named if kind != "member"}
+    actor_ids = {s.agent for s in sources} | {s.routine for s in sources} | named_actor_ids
     actor_ids |= {s.speaker.id for s in sources if s.speaker.kind in ("agent", "routine")}
     if owner[0] in ("agent", "routine"):
         actor_ids.add(owner[1])
     found = await dreamer_pass.actors(conn, [a for a in actor_ids if a is not None])
     facts.actors = {actor.id: actor for actor in found}
-    member_ids = {s.person for s in sources} | {
-        s.speaker.id for s in sources if s.speaker.kind == "member"
-    }
-    member_ids |= {actor.owner_member_id for actor in found}
+    profiles = {s.person for s in sources} | named_members
+    profiles |= {s.speaker.id for s in sources if s.speaker.kind == "member"}
     if owner[0] == "member":
-        member_ids.add(owner[1])
-    people = await dreamer_pass.members(conn, [m for m in member_ids if m is not None])
+        profiles.add(owner[1])
+    facts.profiles = {m for m in profiles if m is not None}
+    member_ids = facts.profiles | {actor.owner_member_id for actor in found}
+    people = await dreamer_pass.members(conn, list(member_ids))
     facts.members = {member.id: member for member in people}
     facts.member_names = await dreamer_pass.member_names(conn)
 
@@ -172,7 +177,7 @@ async def _load_records(
 
 
 async def _load_pages(conn: asyncpg.Connection, facts: Facts, lock: bool) -> dict[PageKey, PageRow]:
-    about = [*facts.members, *facts.actors, *facts.records]
+    about = [*facts.profiles, *facts.actors, *facts.records]
     pages: dict[PageKey, PageRow] = {}
     for page_id, kind, about_id in sorted(await dreamer_pass.live_pages(conn, about)):
         row = await memory.page_shown(conn, page_id, [], None, stored_form=True, for_update=lock)
@@ -197,16 +202,23 @@ async def _permissions(conn: asyncpg.Connection, facts: Facts) -> dict[UUID, Per
     return found
 
 
-def named_actors(answer: ReaderAnswer, workspace_id: UUID) -> set[UUID]:
-    """The agents and routines (by local id) that ``answer``'s learnings are about."""
-    found = set()
+def named_actors(answer: ReaderAnswer, workspace_id: UUID) -> set[tuple[str, UUID]]:
+    """The agents and routines ``answer``'s learnings are about, and the members it says
+    stated them (a meeting's speakers), by kind and local id: the write step loads their
+    pages (never sent to a reader)."""
+    found: set[tuple[str, UUID]] = set()
     for learnings in answer.learnings:
         for candidate in learnings.candidates:
             about = candidate.about
             if about.kind in _ACTOR_ABOUT:
                 local = local_id(about.id, _ACTOR_ABOUT[about.kind], workspace_id)
                 if local is not None:
-                    found.add(local)
+                    found.add((about.kind, local))
+            said = candidate.stated_by
+            if said is not None and said.kind == "person":
+                member = local_id(said.id, "Member", workspace_id)
+                if member is not None:
+                    found.add(("member", member))
     return found
 
 

@@ -10,7 +10,9 @@ from decimal import Decimal
 import pytest
 
 from db.pool import begin_workspace
+from resolvers.common.principals import principal_for_token
 from resolvers.memory.dreamer import apply
+from resolvers.memory.dreamer.messages import MessageInput, record_message
 from resolvers.memory.dreamer.passes import (
     MAX_BATCH_ITEMS,
     MAX_READER_ATTEMPTS,
@@ -20,7 +22,7 @@ from resolvers.memory.dreamer.passes import (
     run_pass,
 )
 from resolvers.memory.dreamer.reader import ReaderError, Usage
-from tests.factories import company, local
+from tests.factories import agent_id, company, local, make_page
 from tests.memory.dreamer.dreaming import FixedReader, dream, items_of, lines_of, said
 
 NOON = datetime(2026, 11, 10, 12, 0, tzinfo=UTC)
@@ -231,3 +233,31 @@ async def test_a_batch_holds_at_most_fifty_items_and_the_next_follows(pool, ws, 
     [report] = await dream(pool, ws, at, PassSettings(reader=reader))
     assert [len(batch.items) for batch in reader.calls] == [MAX_BATCH_ITEMS, 5]
     assert (report.read, report.refused, report.waiting) == (55, 55, 0)
+
+
+async def test_a_reader_never_sees_the_private_profile_of_an_agents_owner(pool, ws, acme, stand):
+    # Member talks with Scout, whom Admin owns: Admin's own profile is none of this pass's
+    # business, and never goes to the reader; Member's own profile does.
+    await make_page(
+        pool, ws, "member", ws.members["admin"], "- Admin's secret — Admin, 2026-10-01 [relation]"
+    )
+    await make_page(
+        pool, ws, "member", ws.members["member"], "- Member's own — Member, 2026-10-01 [relation]"
+    )
+    scout = ws.gid(await agent_id(pool, ws), "Agent")
+    clock_at = NOON
+    stand(clock_at)
+    async with pool.acquire() as conn, conn.transaction():
+        principal = await principal_for_token(conn, ws.tokens["member"])
+        text = COOKBOOK.format(id=acme)
+        await record_message(conn, principal, MessageInput("c9", "user", text, agent_id=scout))
+    reader = FixedReader()
+    later = NOON + timedelta(minutes=6)
+    stand(later)
+    [report] = await dream(pool, ws, later, PassSettings(reader=reader))
+    assert report.written == 1
+    [batch] = reader.calls
+    texts = [line.text for line in batch.lines]
+    assert "Member's own" in texts and "Admin's secret" not in texts
+    member = ws.gid(ws.members["member"], "Member")
+    assert [page.about_id for page in batch.pages if page.kind == "member"] == [member]
