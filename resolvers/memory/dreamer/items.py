@@ -114,17 +114,18 @@ def _run(row: Mapping[str, Any], workspace_id: UUID) -> Source:
         lines.append(f"{who}: {message.get('text', '')}")
     agent, routine = row["run_agent_id"], row["run_routine_id"]
     speaker = Speaker("agent", agent) if agent else Speaker("routine", routine)
-    owner = row["run_owner_id"]
-    private = row["private_to"] is not None
+    # The person whose words these are: the conversation's it ran in, else its runner's owner.
+    person = row["run_person_id"] or row["run_owner_id"]
+    private_to = row["private_to"]
     return Source(
         text="\n".join(lines),
         speaker=speaker,
-        person=owner,
+        person=person,
         agent=agent,
         routine=routine,
         records=tuple(mentioned(lines, workspace_id)),
-        source_kind="conversation" if private else None,
-        source_id=owner if private else None,
+        source_kind="conversation" if private_to is not None else None,
+        source_id=private_to,
     )
 
 
