@@ -143,3 +143,29 @@ async def test_a_workspace_run_is_private_while_its_conversation_is(client, pool
         data(await run(client, agent, externalId=f"in-{conversation}", **given))
     found = {row["source"]: row["private_to"] for row in await items(pool, ws, "run")}
     assert found == {"in-mine": ws.members["member"], "in-ours": None}
+
+
+async def test_a_run_is_read_as_what_was_said_after_its_mission_and_by_whom(
+    client, pool, ws, acme, stand
+):
+    stand(T0)
+    agent = ws.tokens["agent"]
+    await said(client, agent, "Chase the invoices.", conversation="c1")
+    answer = f"Not @[Acme](record:{acme}): they pay in sixty days."
+    messages = [
+        {"role": "ASSISTANT", "text": "Done: 3 reminders sent."},
+        {"role": "USER", "text": answer},
+    ]
+    data(await run(client, agent, externalId="r1", conversationId="c1", messages=messages))
+    stand(T0 + timedelta(hours=2))
+    reader = FixedReader()
+    scout = await agent_id(pool, ws)
+    await run_pass(pool, owner_of(ws.id, "agent", scout), PassSettings(reader=reader))
+    [batch] = reader.calls
+    [item] = batch.items
+    assert item.text == f"Scout: Done: 3 reminders sent.\nMember: {answer}"
+    # The person answered after the mission: the item is their words, not the agent's.
+    assert item.speaker == Voice(
+        kind="person", id=ws.gid(ws.members["member"], "Member"), name="Member"
+    )
+    assert item.record_ids == (acme,)
