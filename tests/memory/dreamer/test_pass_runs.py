@@ -164,6 +164,7 @@ async def test_a_run_is_read_as_what_was_said_after_its_mission_and_by_whom(
     [batch] = reader.calls
     [item] = batch.items
     assert item.text == f"Scout: Done: 3 reminders sent.\nMember: {answer}"
+    assert item.context == "Chase the unpaid invoices of the week."
     # The person answered after the mission: the item is their words, not the agent's.
     assert item.speaker == Voice(
         kind="person", id=ws.gid(ws.members["member"], "Member"), name="Member"
