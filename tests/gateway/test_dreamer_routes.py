@@ -4,6 +4,7 @@ their status codes and JSON."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -24,6 +25,9 @@ async def post(
             path, content=body, headers={**headers, "content-type": "application/json"}
         )
     return await client.post(path, json=body, headers=headers)
+
+
+HELLO = {"role": "user", "text": "Hi"}
 
 
 def message_path(conversation: str = "c1") -> str:
@@ -172,3 +176,20 @@ async def test_a_meeting_is_recorded_and_a_re_send_answers_it(client, pool, ws):
     assert fields(response) == {"externalId", "title", "transcript", "recordIds"}
     viewer = await post(client, ws.tokens["viewer"], "/v1/meetings", {**body, "externalId": "z2"})
     assert viewer.status_code == 403
+
+
+async def test_a_message_or_a_meeting_dated_in_the_future_is_refused(client, pool, ws, stand):
+    stand(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
+    late = "2026-03-02T09:05:01Z"
+    said = await post(client, ws.tokens["member"], message_path(), {**HELLO, "at": late})
+    assert said.status_code == 400 and fields(said) == {"at"}
+    acme = await company(pool, ws)
+    body = {"externalId": "z1", "title": "Weekly", "transcript": "We sign.", "recordIds": [acme]}
+    held = await post(client, ws.tokens["member"], "/v1/meetings", {**body, "heldAt": late})
+    assert held.status_code == 400 and fields(held) == {"heldAt"}
+    assert set((await counts(pool, ws)).values()) == {0}
+    soon = "2026-03-02T09:05:00Z"
+    said = await post(client, ws.tokens["member"], message_path(), {**HELLO, "at": soon})
+    assert said.status_code == 201
+    held = await post(client, ws.tokens["member"], "/v1/meetings", {**body, "heldAt": soon})
+    assert held.status_code == 201

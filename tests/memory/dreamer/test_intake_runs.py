@@ -214,3 +214,25 @@ async def test_concurrent_sends_of_a_run_store_it_once(client, pool, ws):
     assert sorted(data(a)["recordRun"]["replayed"] for a in answers) == [False, True, True, True]
     stored = await counts(pool, ws)
     assert (stored["runs"], stored["memory_items"]) == (1, 1)
+
+
+async def test_a_run_and_its_messages_are_not_dated_in_the_future(client, pool, ws, stand):
+    stand(T0)
+    soon, late = "2026-03-02T09:05:00Z", "2026-03-02T10:05:01+01:00"
+    response = await run(
+        client,
+        ws.tokens["agent"],
+        startedAt=late,
+        retried=True,
+        messages=[
+            {"role": "ASSISTANT", "text": "Sent.", "at": soon},
+            {"role": "USER", "text": "Not Acme.", "at": late},
+        ],
+    )
+    assert [(p["field"], p["message"]) for p in problems(response)] == [
+        ("startedAt", "not in the future (at most 5 minutes after now)"),
+        ("messages.1.at", "not in the future (at most 5 minutes after now)"),
+    ]
+    assert set((await counts(pool, ws)).values()) == {0}
+    found = data(await run(client, ws.tokens["agent"], startedAt=soon, retried=True))
+    assert found["recordRun"]["startedAt"] == "2026-03-02T09:05:00+00:00"
