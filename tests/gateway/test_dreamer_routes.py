@@ -97,6 +97,23 @@ async def test_every_problem_of_the_body_is_listed(client, pool, ws):
         client, ws.tokens["member"], message_path(), {"role": "bot", "text": "", "scope": "team"}
     )
     assert fields(response) == {"role", "text", "scope"}
+    # A field of the wrong kind does not hide the problems of the others.
+    response = await post(
+        client, ws.tokens["member"], message_path(), {"role": 3, "text": " ", "scope": "team"}
+    )
+    assert fields(response) == {"role", "text", "scope"}
+    # Each once: the wrong kind, not the resolver's check of its stand-in too.
+    listed = response.json()["error"]["problems"]
+    assert [(p["field"], p["message"]) for p in listed if p["field"] == "role"] == [
+        ("role", "a string")
+    ]
+    response = await post(
+        client,
+        ws.tokens["member"],
+        message_path(),
+        {"role": "user", "text": "Hi", "at": 9, "attachedRecordId": "garbage"},
+    )
+    assert fields(response) == {"at", "attachedRecordId"}
     long_id = message_path("c" * 201)
     assert fields(
         await post(client, ws.tokens["member"], long_id, {"role": "user", "text": "Hi"})
@@ -174,6 +191,13 @@ async def test_a_meeting_is_recorded_and_a_re_send_answers_it(client, pool, ws):
     assert again.status_code == 200 and again.json()["id"] == found["id"]
     response = await post(client, ws.tokens["member"], "/v1/meetings", {"recordIds": "acme"})
     assert fields(response) == {"externalId", "title", "transcript", "recordIds"}
+    response = await post(
+        client,
+        ws.tokens["member"],
+        "/v1/meetings",
+        {"externalId": "", "title": 3, "transcript": "x", "recordIds": ["garbage"]},
+    )
+    assert fields(response) == {"externalId", "title", "recordIds"}
     viewer = await post(client, ws.tokens["viewer"], "/v1/meetings", {**body, "externalId": "z2"})
     assert viewer.status_code == 403
 

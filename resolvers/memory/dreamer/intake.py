@@ -147,6 +147,14 @@ def time_problems(at: datetime | None, field: str) -> list[Problem]:
     return []
 
 
+def with_refused(refused: Sequence[Problem], problems: Sequence[Problem]) -> list[Problem]:
+    """Every problem of an input in one list: those found while parsing it (a field of the
+    wrong kind, missing or unknown: a route's), then the input's own on every other field (a
+    refused field holds a stand-in, not checked again)."""
+    marked = {problem.field for problem in refused}
+    return [*refused, *(problem for problem in problems if problem.field not in marked)]
+
+
 def scope_problems(scope: str | None, field: str = "scope") -> list[Problem]:
     if scope is not None and scope not in SCOPES:
         return [Problem(f"one of {', '.join(SCOPES)}", field)]
