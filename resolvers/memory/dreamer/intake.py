@@ -169,6 +169,11 @@ class Named:
     ids: list[UUID]
     missing: bool = False
 
+    def add(self, other: Named) -> None:
+        """The records ``other`` names too, after these (each once)."""
+        self.ids += [local for local in other.ids if local not in self.ids]
+        self.missing = self.missing or other.missing
+
 
 def decode_records(
     workspace: UUID, gids: Sequence[str], field: str, problems: list[Problem]

@@ -8,7 +8,8 @@ item is still the runner's, but when it ran in a person's conversation it is tha
 words: private to them (unless run and conversation are both the workspace's), their
 ``memory.shareWithTeam``, and a souvenir learned from it names their conversation. Who may
 record one: the agent itself, the runner's owner (their session, their agents and MCP clients
-acting for them) and an API key. Its external id is the caller's, one namespace per owner;
+acting for them) and an API key; every record its mission and messages mention must be one the
+caller reads (else NOT_FOUND). Its external id is the caller's, one namespace per owner;
 re-sending it with the same content answers the stored run, with other content a problem.
 
 Answered after its mission: the caller's flag, or computed: any person's message (role user)
@@ -33,8 +34,11 @@ from resolvers.common import clock, ids
 from resolvers.common.errors import Code, DomainError, Problem, invalid, not_found
 from resolvers.common.principals import Principal
 from resolvers.memory.dreamer.intake import (
+    Named,
     arrive,
     external_id_problems,
+    mentions,
+    readable_or_not_found,
     run_status,
     scope_problems,
     text_problems,
@@ -119,10 +123,16 @@ def _message_problems(
         return _Speaker("", None)
 
 
-def _problems(principal: Principal, given: RunInput) -> tuple[list[Problem], list[_Speaker | None]]:
-    """Every problem of the input, and each message's named speaker."""
+def _problems(
+    principal: Principal, given: RunInput
+) -> tuple[list[Problem], list[_Speaker | None], Named]:
+    """Every problem of the input, each message's named speaker, and the records the mission
+    and the messages mention."""
     problems = external_id_problems(given.external_id, "externalId")
     problems += text_problems(given.mission, "mission")
+    named = mentions(principal.workspace_id, given.mission, problems, "mission")
+    for n, said in enumerate(given.messages):
+        named.add(mentions(principal.workspace_id, said.text, problems, f"messages.{n}.text"))
     problems += external_id_problems(given.conversation_id, "conversationId")
     problems += external_id_problems(given.parent_run_id, "parentRunId")
     problems += scope_problems(given.scope)
@@ -142,7 +152,7 @@ def _problems(principal: Principal, given: RunInput) -> tuple[list[Problem], lis
         _message_problems(principal, n, message, problems)
         for n, message in enumerate(given.messages)
     ]
-    return problems, speakers
+    return problems, speakers, named
 
 
 def _runner(principal: Principal, given: RunInput) -> tuple[str, UUID]:
@@ -192,12 +202,13 @@ async def record_run(
 ) -> RecordedRun:
     """Store a run with its item; a re-sent one answers as stored. Nothing is stored when
     anything is refused."""
-    problems, speakers = _problems(principal, given)
+    problems, speakers, named = _problems(principal, given)
     if problems:
         raise invalid(problems)
     runner = _runner(principal, given)
     owner = await _owner(conn, principal, runner)
     await _check_speakers(conn, speakers)
+    await readable_or_not_found(conn, principal, named)
     conversation = None
     if given.conversation_id is not None:
         assert principal.person_id is not None  # checked with the input
