@@ -1,7 +1,10 @@
--- The Dreamer's workers are woken when an item arrives waiting, or when a waiting item's
--- deferral changes (an allowance raised): a NOTIFY on the channel skillmem_dreamer with an
--- empty payload (no workspace data crosses the channel; PostgreSQL sends one per transaction). Each worker's scheduler
--- then reads the schedule again instead of waiting for its next poll.
+-- The Dreamer's workers are woken when an item arrives waiting, or when a pass defers a
+-- waiting item (sets its deferred_until: the first of next month over the allowance, an hour
+-- later without AI credits): a NOTIFY on the channel skillmem_dreamer with an empty payload
+-- (no workspace data crosses the channel; PostgreSQL sends one per transaction). Each worker's
+-- scheduler then reads the schedule again instead of waiting for its next poll. Raising an
+-- allowance changes no deferral and wakes nobody: deferred items are read with the pass of the
+-- next item that arrives for their owner, or from their deferred_until on.
 CREATE FUNCTION dreamer_wake() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = public, pg_temp

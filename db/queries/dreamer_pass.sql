@@ -1,7 +1,8 @@
 -- name: waiting_items
 -- One page owner's waiting items ($1 kind, $2 id), deferred ones too (the pass decides what
 -- its payer's allowance lets it read), locked for this pass (another pass skips them), in
--- reading order (mail last), with what their sources say.
+-- reading order (mail last), with what their sources say (a run's: the names of its messages'
+-- speakers by id).
 SELECT i.id, i.kind, i.private_to, i.payer_kind, i.payer_id, i.share_with_team, i.urgent,
        i.said_at, i.arrived_at, i.proposal_id, i.meeting_id,
        m.text AS message_text, m.speaker_kind AS message_speaker_kind,
@@ -13,6 +14,15 @@ SELECT i.id, i.kind, i.private_to, i.payer_kind, i.payer_id, i.share_with_team, 
               ORDER BY ml.position) AS meeting_records,
        u.mission, u.messages AS run_messages, u.runner_kind, u.agent_id AS run_agent_id,
        u.routine_id AS run_routine_id, u.owner_id AS run_owner_id,
+       uc.person_id AS run_person_id,
+       (SELECT jsonb_object_agg(n.id::text, n.name)
+          FROM jsonb_array_elements(u.messages) e
+          JOIN (SELECT id, name FROM members WHERE workspace_id = u.workspace_id
+                UNION ALL
+                SELECT id, name FROM agents WHERE workspace_id = u.workspace_id
+                UNION ALL
+                SELECT id, name FROM routines WHERE workspace_id = u.workspace_id) n
+            ON n.id = (e->>'speakerId')::uuid) AS run_speaker_names,
        p.text AS proposal_text, p.proposer_kind, p.proposer_id, p.proposer_name,
        p.record_id AS proposal_record_id, p.on_behalf_of,
        COALESCE(length(m.text), length(t.transcript), length(u.mission) + length(u.messages::text),
@@ -23,6 +33,7 @@ SELECT i.id, i.kind, i.private_to, i.payer_kind, i.payer_id, i.share_with_team, 
   LEFT JOIN meeting_transcripts t ON t.workspace_id = i.workspace_id AND t.meeting_id = i.meeting_id
   LEFT JOIN records mr ON mr.workspace_id = t.workspace_id AND mr.id = t.meeting_id
   LEFT JOIN runs u ON u.workspace_id = i.workspace_id AND u.id = i.run_id
+  LEFT JOIN conversations uc ON uc.workspace_id = u.workspace_id AND uc.id = u.conversation_id
   LEFT JOIN memory_proposals p ON p.workspace_id = i.workspace_id AND p.id = i.proposal_id
  WHERE i.workspace_id = app_workspace_id() AND i.status = 'waiting'
    AND i.owner_kind = $1 AND i.owner_id IS NOT DISTINCT FROM $2

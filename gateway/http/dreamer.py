@@ -1,7 +1,8 @@
 """The plain routes of the Dreamer's sources: a conversation's message (the seed's
 ``POST /agents/sessions/{id}/messages``) and a meeting (``POST /v1/meetings``). Each parses its
 JSON object, calls one resolver and answers 201 with what was stored, or 200 with what a
-re-send names (stored before: nothing new)."""
+re-send names (stored before: nothing new). A field of the wrong kind does not stop the
+checks: the resolver lists its problem with every other of the body (DESIGN §8)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from starlette.responses import Response
 from db.dreamer import ItemRow
 from gateway.http.responses import domain_error_response, json_object_body, json_response
 from resolvers.common import ids
-from resolvers.common.errors import DomainError, Problem, invalid
+from resolvers.common.errors import DomainError, Problem
 from resolvers.memory.dreamer import meetings, messages
 from resolvers.memory.dreamer.meetings import RecordedMeeting
 from resolvers.memory.dreamer.messages import RecordedMessage
@@ -58,26 +59,31 @@ _SAYS: dict[Reader, str] = {
 }
 
 
+# What a field of the wrong kind, or a required one missing, holds while the resolver checks
+# the rest of the input (it never checks that field again: its problem is listed already).
+_STAND_INS: dict[Reader, Any] = {_text: "", _flag: False, _time: None, _texts: []}
+
+
 def _fields(
     body: dict[str, Any], spec: dict[str, Reader], required: tuple[str, ...]
-) -> dict[str, Any]:
-    """The body's fields read by ``spec`` (absent or null: None), or every problem: unknown
-    fields, missing required ones, values of the wrong kind."""
+) -> tuple[dict[str, Any], list[Problem]]:
+    """The body's fields read by ``spec`` (absent or null: None), and every problem of their
+    kinds: unknown fields, missing required ones, values of the wrong kind. A field with a
+    problem holds a stand-in (None, or its kind's empty value when required), so that the
+    resolver lists these problems with every other of the input."""
     problems = [Problem("unknown field", name) for name in body if name not in spec]
     found: dict[str, Any] = {}
     for name, read in spec.items():
         value = body.get(name)
-        if value is None:
-            if name in required:
-                problems.append(Problem("required", name))
-            found[name] = None
-            continue
-        ok, found[name] = read(value)
-        if not ok:
+        if value is not None:
+            ok, found[name] = read(value)
+            if ok:
+                continue
             problems.append(Problem(_SAYS[read], name))
-    if problems:
-        raise invalid(problems)
-    return found
+        elif name in required:
+            problems.append(Problem("required", name))
+        found[name] = _STAND_INS[read] if name in required else None
+    return found, problems
 
 
 def _gid(workspace: UUID, type_name: str, local: UUID | None) -> str | None:
@@ -133,7 +139,7 @@ async def post_message(request: Request) -> Response:
         return parsed
     principal = request.scope["principal"]
     try:
-        f = _fields(parsed, _MESSAGE_FIELDS, ("role", "text"))
+        f, refused = _fields(parsed, _MESSAGE_FIELDS, ("role", "text"))
         given = messages.MessageInput(
             conversation_id=request.path_params["id"],
             role=f["role"],
@@ -145,6 +151,7 @@ async def post_message(request: Request) -> Response:
             person_id=f["personId"],
             agent_id=f["agentId"],
             scope=f["scope"],
+            refused=refused,
         )
         found = await messages.record_message(request.scope["db"], principal, given)
     except DomainError as error:
@@ -185,7 +192,7 @@ async def post_meeting(request: Request) -> Response:
         return parsed
     principal = request.scope["principal"]
     try:
-        f = _fields(parsed, _MEETING_FIELDS, ("externalId", "title", "transcript"))
+        f, refused = _fields(parsed, _MEETING_FIELDS, ("externalId", "title", "transcript"))
         given = meetings.MeetingInput(
             external_id=f["externalId"],
             title=f["title"],
@@ -193,6 +200,7 @@ async def post_meeting(request: Request) -> Response:
             held_at=f["heldAt"],
             record_ids=f["recordIds"] or [],
             scope=f["scope"],
+            refused=refused,
         )
         found = await meetings.record_meeting(request.scope["db"], principal, given)
     except DomainError as error:

@@ -38,7 +38,9 @@ class RecordMessageInput:
         default=False,
         description="The agent read another conversation: nothing of this one is learned.",
     )
-    at: datetime | None = strawberry.field(default=None, description="When it was said (now).")
+    at: datetime | None = strawberry.field(
+        default=None, description="When it was said (default now; never over 5 minutes ahead)."
+    )
     person_id: strawberry.ID | None = strawberry.field(
         default=None, description="The person the conversation is with (your token's)."
     )
@@ -55,7 +57,9 @@ class RecordMeetingInput:
     external_id: str = strawberry.field(description="Yours, one namespace per owner.")
     title: str
     transcript: str = strawberry.field(description="At most 200,000 characters.")
-    held_at: datetime | None = strawberry.field(default=None, description="When (now).")
+    held_at: datetime | None = strawberry.field(
+        default=None, description="When (default now; never over 5 minutes ahead)."
+    )
     record_ids: list[strawberry.ID] = strawberry.field(
         default_factory=list, description="The records it is linked to (at most 100)."
     )
@@ -69,7 +73,9 @@ class RecordMeetingInput:
 class RunMessageInput:
     role: MessageRole
     text: str
-    at: datetime | None = strawberry.field(default=None, description="When (the run's start).")
+    at: datetime | None = strawberry.field(
+        default=None, description="When (default the run's start; never over 5 minutes ahead)."
+    )
     speaker_id: strawberry.ID | None = strawberry.field(
         default=None,
         description="USER: a member (your person, else the owner); ASSISTANT: an agent (the"
@@ -103,7 +109,9 @@ class RecordRunInput:
         default=None, description="A subagent's: its parent run's external id (same owner)."
     )
     scope: SourceScope | None = strawberry.field(default=None, description="PRIVATE by default.")
-    started_at: datetime | None = strawberry.field(default=None, description="When (now).")
+    started_at: datetime | None = strawberry.field(
+        default=None, description="When (default now; never over 5 minutes ahead)."
+    )
 
 
 def _scope(scope: SourceScope | None) -> str | None:

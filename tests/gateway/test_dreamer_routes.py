@@ -4,6 +4,7 @@ their status codes and JSON."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -24,6 +25,9 @@ async def post(
             path, content=body, headers={**headers, "content-type": "application/json"}
         )
     return await client.post(path, json=body, headers=headers)
+
+
+HELLO = {"role": "user", "text": "Hi"}
 
 
 def message_path(conversation: str = "c1") -> str:
@@ -93,6 +97,23 @@ async def test_every_problem_of_the_body_is_listed(client, pool, ws):
         client, ws.tokens["member"], message_path(), {"role": "bot", "text": "", "scope": "team"}
     )
     assert fields(response) == {"role", "text", "scope"}
+    # A field of the wrong kind does not hide the problems of the others.
+    response = await post(
+        client, ws.tokens["member"], message_path(), {"role": 3, "text": " ", "scope": "team"}
+    )
+    assert fields(response) == {"role", "text", "scope"}
+    # Each once: the wrong kind, not the resolver's check of its stand-in too.
+    listed = response.json()["error"]["problems"]
+    assert [(p["field"], p["message"]) for p in listed if p["field"] == "role"] == [
+        ("role", "a string")
+    ]
+    response = await post(
+        client,
+        ws.tokens["member"],
+        message_path(),
+        {"role": "user", "text": "Hi", "at": 9, "attachedRecordId": "garbage"},
+    )
+    assert fields(response) == {"at", "attachedRecordId"}
     long_id = message_path("c" * 201)
     assert fields(
         await post(client, ws.tokens["member"], long_id, {"role": "user", "text": "Hi"})
@@ -170,5 +191,29 @@ async def test_a_meeting_is_recorded_and_a_re_send_answers_it(client, pool, ws):
     assert again.status_code == 200 and again.json()["id"] == found["id"]
     response = await post(client, ws.tokens["member"], "/v1/meetings", {"recordIds": "acme"})
     assert fields(response) == {"externalId", "title", "transcript", "recordIds"}
+    response = await post(
+        client,
+        ws.tokens["member"],
+        "/v1/meetings",
+        {"externalId": "", "title": 3, "transcript": "x", "recordIds": ["garbage"]},
+    )
+    assert fields(response) == {"externalId", "title", "recordIds"}
     viewer = await post(client, ws.tokens["viewer"], "/v1/meetings", {**body, "externalId": "z2"})
     assert viewer.status_code == 403
+
+
+async def test_a_message_or_a_meeting_dated_in_the_future_is_refused(client, pool, ws, stand):
+    stand(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
+    late = "2026-03-02T09:05:01Z"
+    said = await post(client, ws.tokens["member"], message_path(), {**HELLO, "at": late})
+    assert said.status_code == 400 and fields(said) == {"at"}
+    acme = await company(pool, ws)
+    body = {"externalId": "z1", "title": "Weekly", "transcript": "We sign.", "recordIds": [acme]}
+    held = await post(client, ws.tokens["member"], "/v1/meetings", {**body, "heldAt": late})
+    assert held.status_code == 400 and fields(held) == {"heldAt"}
+    assert set((await counts(pool, ws)).values()) == {0}
+    soon = "2026-03-02T09:05:00Z"
+    said = await post(client, ws.tokens["member"], message_path(), {**HELLO, "at": soon})
+    assert said.status_code == 201
+    held = await post(client, ws.tokens["member"], "/v1/meetings", {**body, "heldAt": soon})
+    assert held.status_code == 201

@@ -245,6 +245,7 @@ def _item(facts: Facts, row: asyncpg.Record, source: Source, linked: tuple[UUID,
         at=row["said_at"],
         speaker=_voice(facts, source),
         text=source.text,
+        context=source.context,
         record_ids=tuple(gid("record", ws, r) for r in linked),
     )
 

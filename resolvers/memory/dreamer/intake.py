@@ -8,7 +8,9 @@ waits wakes the scheduler (``pg_notify('skillmem_dreamer')``, at commit). An age
 no item: it is context a pass may read beside the person's messages.
 
 The status rules are pure (tested without a database); the checks every source's input shares
-(external ids, texts, times, scopes, the records it names) are here too.
+(external ids, texts, times, scopes, the records it names) are here too. A time given (a
+message's, a meeting's, a run's and its messages') may be at most ``MAX_CLOCK_AHEAD`` (five
+minutes) after now: a souvenir's day comes from it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Literal
 from uuid import UUID, uuid4
 
@@ -24,7 +26,7 @@ import asyncpg
 
 from db import dreamer, records
 from db.dreamer import ItemRow, NewItem
-from resolvers.common import ids
+from resolvers.common import clock, ids
 from resolvers.common.errors import Code, DomainError, Problem, not_found
 from resolvers.common.principals import Principal
 from resolvers.memory.dreamer.sources import (
@@ -43,6 +45,9 @@ Scope = Literal["private", "workspace"]
 SCOPES: tuple[Scope, ...] = ("private", "workspace")
 MAX_EXTERNAL_ID_CHARS = 200
 MAX_MESSAGE_CHARS = 20_000
+# How far after now a given time may be (a caller's clock a little ahead of ours); later is
+# refused.
+MAX_CLOCK_AHEAD = timedelta(minutes=5)
 
 # Why an item arrives (or turns) not read.
 TOO_FEW_MESSAGES = "too_few_messages"
@@ -128,10 +133,26 @@ def _controls(value: str) -> bool:
 
 
 def time_problems(at: datetime | None, field: str) -> list[Problem]:
-    """A time is given with its offset (2026-03-02T09:00:00+01:00)."""
-    if at is not None and at.utcoffset() is None:
+    """A time is given with its offset (2026-03-02T09:00:00+01:00) and is not in the future:
+    a souvenir's day comes from it, and a line of a future day could never be replaced by
+    evidence of its day or later. ``MAX_CLOCK_AHEAD`` allows for the caller's clock running
+    ahead of ours."""
+    if at is None:
+        return []
+    if at.utcoffset() is None:
         return [Problem("a time with its UTC offset (2026-03-02T09:00:00Z)", field)]
+    if at > clock.now() + MAX_CLOCK_AHEAD:
+        minutes = int(MAX_CLOCK_AHEAD.total_seconds() // 60)
+        return [Problem(f"not in the future (at most {minutes} minutes after now)", field)]
     return []
+
+
+def with_refused(refused: Sequence[Problem], problems: Sequence[Problem]) -> list[Problem]:
+    """Every problem of an input in one list: those found while parsing it (a field of the
+    wrong kind, missing or unknown: a route's), then the input's own on every other field (a
+    refused field holds a stand-in, not checked again)."""
+    marked = {problem.field for problem in refused}
+    return [*refused, *(problem for problem in problems if problem.field not in marked)]
 
 
 def scope_problems(scope: str | None, field: str = "scope") -> list[Problem]:
@@ -147,6 +168,11 @@ class Named:
 
     ids: list[UUID]
     missing: bool = False
+
+    def add(self, other: Named) -> None:
+        """The records ``other`` names too, after these (each once)."""
+        self.ids += [local for local in other.ids if local not in self.ids]
+        self.missing = self.missing or other.missing
 
 
 def decode_records(

@@ -14,8 +14,11 @@ from resolvers.common import ids
 from resolvers.common.errors import DomainError
 from resolvers.turns.cards import MENTION
 
-# How a speaker with no stored identity is named (a meeting nobody owns).
+# How a speaker with no stored identity is named (a meeting nobody owns), and a run message's
+# speaker who is no longer there.
 UNNAMED_MEETING = "meeting"
+UNNAMED_PERSON = "someone"
+UNNAMED_AGENT = "an agent"
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +42,7 @@ class Source:
     records: tuple[UUID, ...]
     source_kind: str | None
     source_id: UUID | None
+    context: str = ""  # what the text answers (a run's mission): read, never learned from
 
 
 def mentioned(texts: Iterable[str], workspace_id: UUID) -> list[UUID]:
@@ -107,25 +111,40 @@ def _meeting(row: Mapping[str, Any]) -> Source:
 
 
 def _run(row: Mapping[str, Any], workspace_id: UUID) -> Source:
-    messages = row["run_messages"] or []
-    lines = [row["mission"]]
-    for message in messages:
-        who = message.get("speakerName") or message.get("role") or "?"
-        lines.append(f"{who}: {message.get('text', '')}")
+    """A run: its messages after the mission are what was said, each by its stored speaker
+    (named); the mission is what they answer (context, never learned from). A member who
+    answered after the mission is its speaker (the person's words), else its runner."""
+    messages: list[dict[str, Any]] = row["run_messages"] or []
+    names: dict[str, str] = row["run_speaker_names"] or {}
+    lines = [f"{_said_by(message, names)}: {message.get('text', '')}" for message in messages]
     agent, routine = row["run_agent_id"], row["run_routine_id"]
     speaker = Speaker("agent", agent) if agent else Speaker("routine", routine)
-    owner = row["run_owner_id"]
-    private = row["private_to"] is not None
+    member = next((m for m in messages if m.get("speakerKind") == "member"), None)
+    if member is not None:
+        speaker = Speaker("member", UUID(member["speakerId"]))
+    # The person whose words these are: the conversation's it ran in, else its runner's owner.
+    person = row["run_person_id"] or row["run_owner_id"]
+    private_to = row["private_to"]
+    texts = [row["mission"], *(message.get("text", "") for message in messages)]
     return Source(
         text="\n".join(lines),
         speaker=speaker,
-        person=owner,
+        person=person,
         agent=agent,
         routine=routine,
-        records=tuple(mentioned(lines, workspace_id)),
-        source_kind="conversation" if private else None,
-        source_id=owner if private else None,
+        records=tuple(mentioned(texts, workspace_id)),
+        source_kind="conversation" if private_to is not None else None,
+        source_id=private_to,
+        context=row["mission"],
     )
+
+
+def _said_by(message: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    """The name of a run message's speaker (a member, an agent or a routine), by its id."""
+    name = names.get(message.get("speakerId") or "")
+    if name:
+        return name
+    return UNNAMED_PERSON if message.get("speakerKind") == "member" else UNNAMED_AGENT
 
 
 def _proposal(row: Mapping[str, Any], workspace_id: UUID) -> Source:

@@ -36,6 +36,7 @@ from resolvers.memory.dreamer.intake import (
     scope_problems,
     text_problems,
     time_problems,
+    with_refused,
 )
 from resolvers.records.values import MAX_LABEL_CHARS
 
@@ -56,6 +57,9 @@ class MeetingInput:
     held_at: datetime | None = None
     record_ids: Sequence[str] = ()
     scope: str | None = None
+    # Problems found while parsing it (a route's: a field of the wrong kind, missing or
+    # unknown), listed with every other; the fields they name hold stand-ins.
+    refused: Sequence[Problem] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +88,7 @@ def _problems(principal: Principal, given: MeetingInput) -> tuple[list[Problem],
     if len(given.record_ids) > MAX_MEETING_RECORDS:
         problems.append(Problem(f"at most {MAX_MEETING_RECORDS} records", "recordIds"))
     named = decode_records(principal.workspace_id, given.record_ids, "recordIds", problems)
-    return problems, named
+    return with_refused(given.refused, problems), named
 
 
 async def record_meeting(

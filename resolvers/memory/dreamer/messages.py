@@ -15,6 +15,7 @@ conversation: nothing of it, of its runs or of its proposals is read from then o
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from uuid import UUID, uuid4
@@ -38,6 +39,7 @@ from resolvers.memory.dreamer.intake import (
     scope_problems,
     text_problems,
     time_problems,
+    with_refused,
 )
 from resolvers.memory.dreamer.sources import ConversationSource, conversation_is_read
 from resolvers.turns.turns import acting_for
@@ -59,6 +61,9 @@ class MessageInput:
     person_id: str | None = None
     agent_id: str | None = None
     scope: str | None = None
+    # Problems found while parsing it (a route's: a field of the wrong kind, missing or
+    # unknown), listed with every other; the fields they name hold stand-ins.
+    refused: Sequence[Problem] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +93,7 @@ def _problems(given: MessageInput, workspace: UUID) -> tuple[list[Problem], Name
     mentioned = mentions(workspace, given.text, problems)
     named.ids += [r for r in mentioned.ids if r not in named.ids]
     named.missing = named.missing or mentioned.missing
-    return problems, named, attached_id
+    return with_refused(given.refused, problems), named, attached_id
 
 
 async def record_message(

@@ -31,6 +31,12 @@ Only stated facts count. Propose only what someone said in an item, and set stat
 who said it (the item's speaker). Never propose what you infer or guess; if nobody stated \
 it, set stated_by to null (it will be refused).
 
+An item's context (a run's mission) says what its text answers: read it to understand the \
+text, never propose a learning from it, since nobody in the item said it. A run's text is \
+its messages after the mission, each line opening with who said it; the item's speaker is \
+the person who answered, when one did. A learning is stated by whoever said the line it \
+rests on.
+
 Flag, do not hide: when a learning is a log of what was done (log), a task to do (task), a \
 one-off request (one_off), something that will not matter in six months (transient), or \
 something a linked record already stores in its values (already_in_record), set that flag. \
@@ -87,7 +93,8 @@ def system_prompt(batch: Batch) -> str:
 
 
 def batch_message(batch: Batch) -> str:
-    """The batch as JSON (its mission is already in the system prompt)."""
+    """The batch as JSON (its mission is already in the system prompt); an item's context
+    (a run's mission) is its own field beside its text."""
     return batch.model_dump_json(exclude={"mission"})
 
 

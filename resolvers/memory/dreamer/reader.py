@@ -54,7 +54,15 @@ class Item(_Model):
     kind: ItemKind = Field(description="Conversation message, meeting, run, proposal or mail.")
     at: datetime = Field(description="When it was said (a souvenir's day comes from it).")
     speaker: Voice = Field(description="Who said it (a proposal: the agent that proposed).")
-    text: str = Field(description="What was said, mention markup @[Label](record:<id>) kept.")
+    text: str = Field(
+        description="What was said, mention markup @[Label](record:<id>) kept (a run: its "
+        "messages after the mission, each line opening with its speaker's name)."
+    )
+    context: str = Field(
+        default="",
+        description="What the item answers, e.g. a run's mission: read for meaning, never "
+        "learned from (nobody in the item said it); empty when there is none.",
+    )
     record_ids: tuple[str, ...] = Field(
         default=(),
         description="The linked records of this item (ids among Batch.records): routing "

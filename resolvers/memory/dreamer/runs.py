@@ -3,9 +3,13 @@
 A run is an agent's or a routine's: its mission message, the messages after it (each with its
 role, time and speaker), whether it was retried or failed before, and where it ran (a parent
 conversation of the person the request acts for, a parent run for a subagent, which shares its
-parent's conversation). Its owner is its runner's owner member, who pays for its pass. Who may
+parent's conversation). Its owner is its runner's owner member, who pays for its pass; its
+item is still the runner's, but when it ran in a person's conversation it is that person's
+words: private to them (unless run and conversation are both the workspace's), their
+``memory.shareWithTeam``, and a souvenir learned from it names their conversation. Who may
 record one: the agent itself, the runner's owner (their session, their agents and MCP clients
-acting for them) and an API key. Its external id is the caller's, one namespace per owner;
+acting for them) and an API key; every record its mission and messages mention must be one the
+caller reads (else NOT_FOUND). Its external id is the caller's, one namespace per owner;
 re-sending it with the same content answers the stored run, with other content a problem.
 
 Answered after its mission: the caller's flag, or computed: any person's message (role user)
@@ -30,8 +34,11 @@ from resolvers.common import clock, ids
 from resolvers.common.errors import Code, DomainError, Problem, invalid, not_found
 from resolvers.common.principals import Principal
 from resolvers.memory.dreamer.intake import (
+    Named,
     arrive,
     external_id_problems,
+    mentions,
+    readable_or_not_found,
     run_status,
     scope_problems,
     text_problems,
@@ -46,8 +53,8 @@ ROLES = ("user", "assistant")
 @dataclass(frozen=True, slots=True)
 class RunMessageInput:
     """A message after the mission: a person's (role user, speaker a Member id, by default the
-    person the request acts for, else the owner) or the runner's (role assistant, speaker an
-    Agent id, by default the runner)."""
+    conversation's person, else the person the request acts for, else the owner) or the
+    runner's (role assistant, speaker an Agent id, by default the runner)."""
 
     role: str
     text: str
@@ -116,10 +123,16 @@ def _message_problems(
         return _Speaker("", None)
 
 
-def _problems(principal: Principal, given: RunInput) -> tuple[list[Problem], list[_Speaker | None]]:
-    """Every problem of the input, and each message's named speaker."""
+def _problems(
+    principal: Principal, given: RunInput
+) -> tuple[list[Problem], list[_Speaker | None], Named]:
+    """Every problem of the input, each message's named speaker, and the records the mission
+    and the messages mention."""
     problems = external_id_problems(given.external_id, "externalId")
     problems += text_problems(given.mission, "mission")
+    named = mentions(principal.workspace_id, given.mission, problems, "mission")
+    for n, said in enumerate(given.messages):
+        named.add(mentions(principal.workspace_id, said.text, problems, f"messages.{n}.text"))
     problems += external_id_problems(given.conversation_id, "conversationId")
     problems += external_id_problems(given.parent_run_id, "parentRunId")
     problems += scope_problems(given.scope)
@@ -139,7 +152,7 @@ def _problems(principal: Principal, given: RunInput) -> tuple[list[Problem], lis
         _message_problems(principal, n, message, problems)
         for n, message in enumerate(given.messages)
     ]
-    return problems, speakers
+    return problems, speakers, named
 
 
 def _runner(principal: Principal, given: RunInput) -> tuple[str, UUID]:
@@ -189,12 +202,13 @@ async def record_run(
 ) -> RecordedRun:
     """Store a run with its item; a re-sent one answers as stored. Nothing is stored when
     anything is refused."""
-    problems, speakers = _problems(principal, given)
+    problems, speakers, named = _problems(principal, given)
     if problems:
         raise invalid(problems)
     runner = _runner(principal, given)
     owner = await _owner(conn, principal, runner)
     await _check_speakers(conn, speakers)
+    await readable_or_not_found(conn, principal, named)
     conversation = None
     if given.conversation_id is not None:
         assert principal.person_id is not None  # checked with the input
@@ -229,7 +243,7 @@ async def record_run(
                 stored.retried, stored.failed_before, stored.answered_after_mission, read_another
             )
         )
-        item = await arrive(conn, _item(stored, status.status, status.reason, now))
+        item = await arrive(conn, _item(stored, conversation, status.status, status.reason, now))
     return _recorded(stored, conversation, given, item, replayed=False)
 
 
@@ -271,6 +285,7 @@ def _run(
     """The run to store."""
     (runner_kind, runner), owner = whose
     started_at = given.started_at or now
+    person = conversation.person_id if conversation is not None else principal.person_id
     messages: list[dict[str, Any]] = []
     for message, speaker in zip(given.messages, speakers, strict=True):
         assert speaker is not None  # every speaker named was found
@@ -278,7 +293,7 @@ def _run(
         if speaker_id is None:
             user = message.role == "user"
             kind = "member" if user else runner_kind
-            speaker_id = (principal.person_id or owner) if user else runner
+            speaker_id = (person or owner) if user else runner
         messages.append(
             {
                 "speakerKind": kind,
@@ -342,19 +357,31 @@ def _same(found: RunRow, new: RunRow, given: RunInput) -> bool:
     return True
 
 
-def _item(run: RunRow, status: str, reason: str | None, now: datetime) -> NewItem:
-    """A run's item: its runner's pages, paid by the runner's owner (private to them unless
-    the run is the workspace's)."""
+def _item(
+    run: RunRow,
+    conversation: ConversationRow | None,
+    status: str,
+    reason: str | None,
+    now: datetime,
+) -> NewItem:
+    """A run's item: its runner's pages, paid by the runner's owner. Its person is the
+    conversation's when it ran in one (their words and their sharing preference), else the
+    runner's owner; it is private to that person unless both the run and its conversation are
+    the workspace's."""
     runner = run.agent_id or run.routine_id
+    person = conversation.person_id if conversation is not None else run.owner_id
+    private = run.scope == "private" or (
+        conversation is not None and conversation.scope == "private"
+    )
     return NewItem(
         id=uuid4(),
         kind="run",
         owner_kind=run.runner_kind,
         owner_id=runner,
-        private_to=run.owner_id if run.scope == "private" else None,
+        private_to=person if private else None,
         payer_kind="member",
         payer_id=run.owner_id,
-        share_person=run.owner_id,
+        share_person=person,
         urgent=False,
         said_at=run.started_at,
         arrived_at=now,

@@ -11,6 +11,7 @@ import pytest
 from resolvers.common import ids
 from resolvers.memory.dreamer.intake import (
     AGENT_READ_ANOTHER,
+    MAX_CLOCK_AHEAD,
     NO_LINKED_RECORDS,
     RUN_NOT_READ,
     TOO_FEW_MESSAGES,
@@ -107,6 +108,23 @@ def test_a_time_carries_its_offset():
     assert time_problems(datetime(2026, 3, 2), "at")[0].field == "at"
     assert time_problems(datetime(2026, 3, 2, tzinfo=timezone(timedelta(hours=1))), "at") == []
     assert time_problems(None, "at") == []
+
+
+def test_a_time_is_at_most_five_minutes_ahead_of_now(stand):
+    now = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    stand(now)
+    assert MAX_CLOCK_AHEAD == timedelta(minutes=5)
+    assert time_problems(now + MAX_CLOCK_AHEAD, "at") == []
+    assert time_problems(datetime(2020, 1, 1, tzinfo=UTC), "at") == []
+    [late] = time_problems(now + MAX_CLOCK_AHEAD + timedelta(seconds=1), "heldAt")
+    assert (late.field, late.message) == (
+        "heldAt",
+        "not in the future (at most 5 minutes after now)",
+    )
+    # The same instant in another offset is the same time.
+    tokyo = timezone(timedelta(hours=9))
+    assert time_problems(datetime(2026, 3, 2, 18, 5, tzinfo=tokyo), "at") == []
+    assert len(time_problems(datetime(2026, 3, 2, 18, 6, tzinfo=tokyo), "at")) == 1
 
 
 def test_named_records_are_decoded_once_in_order():

@@ -146,10 +146,11 @@ async def test_a_re_sent_message_is_stored_once(client, pool, ws, stand):
         client, ws.tokens["member"], "Acme pays late.", messageId="m1", at=T0.isoformat()
     )
     assert data(moved)["recordMessage"]["replayed"] is True
-    later = await say(
-        client, ws.tokens["member"], "Acme pays late.", messageId="m1", at="2026-03-03T09:00:00Z"
+    # Another time (an earlier one: a later one would be in the future) is other content.
+    earlier = await say(
+        client, ws.tokens["member"], "Acme pays late.", messageId="m1", at="2026-03-01T09:00:00Z"
     )
-    assert [p["field"] for p in problems(later)] == ["messageId"]
+    assert [p["field"] for p in problems(earlier)] == ["messageId"]
     stored = await counts(pool, ws)
     assert (stored["conversation_messages"], stored["memory_items"]) == (1, 1)
 

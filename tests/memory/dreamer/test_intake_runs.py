@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from tests.factories import agent_id, codes, data, problems
+from tests.factories import agent_id, codes, company, data, private_deal, problems
 from tests.memory.dreamer.intake_api import (
     counts,
     items,
@@ -214,3 +214,48 @@ async def test_concurrent_sends_of_a_run_store_it_once(client, pool, ws):
     assert sorted(data(a)["recordRun"]["replayed"] for a in answers) == [False, True, True, True]
     stored = await counts(pool, ws)
     assert (stored["runs"], stored["memory_items"]) == (1, 1)
+
+
+async def test_a_run_and_its_messages_are_not_dated_in_the_future(client, pool, ws, stand):
+    stand(T0)
+    soon, late = "2026-03-02T09:05:00Z", "2026-03-02T10:05:01+01:00"
+    response = await run(
+        client,
+        ws.tokens["agent"],
+        startedAt=late,
+        retried=True,
+        messages=[
+            {"role": "ASSISTANT", "text": "Sent.", "at": soon},
+            {"role": "USER", "text": "Not Acme.", "at": late},
+        ],
+    )
+    assert [(p["field"], p["message"]) for p in problems(response)] == [
+        ("startedAt", "not in the future (at most 5 minutes after now)"),
+        ("messages.1.at", "not in the future (at most 5 minutes after now)"),
+    ]
+    assert set((await counts(pool, ws)).values()) == {0}
+    found = data(await run(client, ws.tokens["agent"], startedAt=soon, retried=True))
+    assert found["recordRun"]["startedAt"] == "2026-03-02T09:05:00+00:00"
+
+
+async def test_a_run_mentions_only_records_its_caller_reads(client, pool, ws, ws2):
+    agent = ws.tokens["agent"]  # acts for `member`
+    acme = await company(pool, ws, "Acme")
+    secret = await private_deal(pool, ws, "other", "Secret")
+    rival = await company(pool, ws2, "Rival")
+    for record in (secret, rival, ws.gid(ws.members["member"], "Member")):
+        said = f"Chase @[It](record:{record})."
+        assert codes(await run(client, agent, mission=said, retried=True)) == ["NOT_FOUND"]
+        answer = [{"role": "USER", "text": f"Not @[It](record:{record})."}]
+        assert codes(await run(client, agent, messages=answer)) == ["NOT_FOUND"]
+    malformed = await run(
+        client,
+        agent,
+        mission="Chase @[A](record:garbage).",
+        messages=[{"role": "USER", "text": "See @[B](record:nope)."}],
+    )
+    assert [p["field"] for p in problems(malformed)] == ["mission", "messages.0.text"]
+    assert set((await counts(pool, ws)).values()) == {0}
+    readable = f"Chase @[Acme](record:{acme})."
+    data(await run(client, agent, mission=readable, messages=[{"role": "USER", "text": "Ok."}]))
+    assert (await counts(pool, ws))["runs"] == 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Any
 
 from resolvers.memory.dreamer.prompt import (
@@ -14,7 +14,7 @@ from resolvers.memory.dreamer.prompt import (
     batch_message,
     system_prompt,
 )
-from resolvers.memory.dreamer.reader import Batch, Candidate, PageOwner
+from resolvers.memory.dreamer.reader import Batch, Candidate, Item, PageOwner, Voice
 from resolvers.memory.grammar import SOUVENIR_TYPES
 
 
@@ -94,3 +94,19 @@ def test_the_schema_keeps_the_types_and_every_field():
     candidate = answer_schema()["$defs"]["Candidate"]
     assert candidate["properties"]["type"]["enum"] == list(SOUVENIR_TYPES)
     assert set(candidate["properties"]) == set(Candidate.model_fields)
+
+
+def test_an_items_context_is_sent_beside_its_text_and_never_learned_from():
+    item = Item(
+        id="i1",
+        kind="run",
+        at=datetime(2026, 10, 2, tzinfo=UTC),
+        speaker=Voice(kind="person", id="m1", name="Claire"),
+        text="Scout: Done.\nClaire: Not Acme.",
+        context="Chase the unpaid invoices.",
+    )
+    sent = json.loads(batch_message(batch().model_copy(update={"items": (item,)})))
+    [shown] = sent["items"]
+    assert shown["context"] == "Chase the unpaid invoices."
+    assert "Chase" not in shown["text"]
+    assert "context" in RULES and "never propose a learning from it" in RULES

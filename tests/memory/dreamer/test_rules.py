@@ -104,6 +104,22 @@ def test_learns_nothing_without_a_request_but_from_a_proposal():
     assert found.stated_by == AGENT
 
 
+def test_learns_nothing_from_an_items_context():
+    # A run's mission is what its messages answer: nobody in the run said it.
+    mission = "Remember: @[Acme](record:abc) always pays in sixty days."
+    said = Item(
+        id="i1",
+        kind="run",
+        at=AT,
+        speaker=CLAIRE,
+        text="Scout: Done: 3 reminders sent.",
+        context=mission,
+        record_ids=("abc",),
+    )
+    assert learn(said) == ()
+    assert len(learn(said.model_copy(update={"text": mission}))) == 1
+
+
 @pytest.mark.parametrize(
     ("text", "records", "kind", "id"),
     [
