@@ -78,7 +78,14 @@ def learn(
     item: Item, lines: Sequence[PageLine] = (), records: Sequence[LinkedRecord] = ()
 ) -> tuple[Candidate, ...]:
     """The one candidate an item teaches, or none (``records``: the batch's linked records,
-    how they point to each other)."""
+    how they point to each other). A run's transcript teaches only its speaker's own lines."""
+    if item.kind == "run":
+        for said in own_lines(item):
+            if found := learn(
+                item.model_copy(update={"kind": "conversation", "text": said}), lines, records
+            ):
+                return found
+        return ()
     if item.kind != "proposal" and not asks_to_remember(item.text):
         return ()
     marked, standing = strip_cues(item.text)
@@ -102,6 +109,13 @@ def learn(
         confirms=_confirmed(text, lines),
     )
     return (candidate,)
+
+
+def own_lines(item: Item) -> list[str]:
+    """The lines of a run's transcript its speaker said ("Name: what was said"), without the
+    name."""
+    prefix = f"{item.speaker.name}: "
+    return [line[len(prefix) :] for line in item.text.split("\n") if line.startswith(prefix)]
 
 
 def souvenir_type(bare: str, *, standing: bool) -> str:

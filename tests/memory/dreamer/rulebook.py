@@ -91,11 +91,12 @@ def teaching(
 
 
 def by_text(learned: dict[str, Callable[[Item, Batch], Candidate]]) -> FixedReader:
-    """A reader that learns from an item what ``learned`` gives for a key its text holds
-    (nothing when none)."""
+    """A reader that learns from an item what ``learned`` gives for a key its text (or its
+    context: a run's mission) holds (nothing when none)."""
 
     def learn(item: Item, batch: Batch) -> list[Candidate]:
-        return [make(item, batch) for key, make in learned.items() if key in item.text]
+        said = f"{item.context}\n{item.text}"
+        return [make(item, batch) for key, make in learned.items() if key in said]
 
     return reading(learn)
 

@@ -117,7 +117,7 @@ def test_learns_nothing_from_an_items_context():
         record_ids=("abc",),
     )
     assert learn(said) == ()
-    assert len(learn(said.model_copy(update={"text": mission}))) == 1
+    assert len(learn(said.model_copy(update={"text": f"Claire: {mission}"}))) == 1
 
 
 @pytest.mark.parametrize(
@@ -202,3 +202,19 @@ def test_never_raises_and_learns_only_from_a_request_or_a_proposal(text: str, ki
     if found:
         assert kind == "proposal" or asks_to_remember(text)
         assert found[0].text.strip()
+
+
+def test_a_run_teaches_only_its_speakers_own_lines_without_their_name():
+    transcript = "\n".join(
+        [
+            "Scout: I will remember that.",
+            "Claire: Thanks.",
+            "Claire: From now on, always send invoices on Mondays.",
+            "Scout: Noted.",
+        ]
+    )
+    found = one(transcript, kind="run")
+    assert found.text == "Always send invoices on Mondays."
+    assert found.stated_by == CLAIRE
+    # The agent's own "remember" teaches nothing: only Claire's lines are read.
+    assert learn(item("Scout: Remember: Acme pays late.\nClaire: ok", kind="run")) == ()
