@@ -364,10 +364,10 @@ def statements_markdown(counted: dict[str, Any]) -> list[str]:
         f"A worker at work ({busy['owners']} passes): {pool['total']:g} on the pass pool "
         f"and {queue['total']:g} on the queue's per pass, {busy['per_item']} per item.",
         "",
-        "| items in the job | statements | per item |",
-        "|---:|---:|---:|",
+        "| items in the job | statements | per item | the rules reader's read, ms |",
+        "|---:|---:|---:|---:|",
         *(
-            f"| {size} | {row['statements']} | {row['per_item']} |"
+            f"| {size} | {row['statements']} | {row['per_item']} | {row['rules_reader_ms']} |"
             for size, row in one["by_size"].items()
         ),
         "",

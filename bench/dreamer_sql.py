@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
@@ -41,6 +42,8 @@ from gateway.worker.queue import PASS_ENTRYPOINT, payload
 from gateway.worker.runner import Worker, WorkerOptions
 from resolvers.memory.dreamer.batching import FULL_BATCH
 from resolvers.memory.dreamer.passes import PassSettings
+from resolvers.memory.dreamer.reader import Batch, ReaderAnswer
+from resolvers.memory.dreamer.rules import RulesReader
 
 TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
 COUNTED_OWNERS = 20
@@ -156,6 +159,20 @@ def logged_queue_pools(sent: list[LoggedQuery]) -> Iterator[None]:
         setattr(asyncpg, "create_pool", real)  # noqa: B010
 
 
+class TimedReader:
+    """The ``rules`` reader, timed: how long each of its reads took."""
+
+    def __init__(self) -> None:
+        self.reader = RulesReader()
+        self.seconds: list[float] = []
+
+    async def read(self, batch: Batch) -> ReaderAnswer:
+        started = time.perf_counter()
+        answer = await self.reader.read(batch)
+        self.seconds.append(time.perf_counter() - started)
+        return answer
+
+
 def job_for(owner: DueOwner) -> Job:
     """The job pgqueuer hands a worker for ``owner``'s pass."""
     now = datetime.now(UTC)
@@ -189,8 +206,10 @@ async def one_job(
         await record_all(dsn, pair, size, datetime.now(UTC))
     sent: list[LoggedQuery] = []
     counted: dict[int, list[LoggedQuery]] = {}
+    reader_ms: dict[int, float] = {}
+    reader = TimedReader()
     # Due at once: no quick wait.
-    settings = PassSettings(timing=timing(0.0))
+    settings = PassSettings(reader=reader, timing=timing(0.0))
     async with logged_pool(api_dsn(dsn), sent, size=2) as pool:
         worker = Worker(dsn, pool, settings, WorkerOptions())
         for size, pair in pairs.items():
@@ -201,6 +220,7 @@ async def one_job(
                 await worker.handle(job_for(owner))
                 await asyncio.sleep(0.01)  # loggers are called soon after, not inline
             counted[size] = list(sent)
+            reader_ms[size] = round(1000 * reader.seconds[-1], 3)
     named = statement_names()
     mine = counted[items]
     return {
@@ -211,7 +231,11 @@ async def one_job(
         "order": [statement_name(q.query, named) for q in mine],
         "ms_by_statement": milliseconds(mine, named),
         "by_size": {
-            str(size): {"statements": len(sent), "per_item": round(len(sent) / size, 2)}
+            str(size): {
+                "statements": len(sent),
+                "per_item": round(len(sent) / size, 2),
+                "rules_reader_ms": reader_ms[size],
+            }
             for size, sent in counted.items()
         },
         "pages": await pages_written(dsn, workspace),
