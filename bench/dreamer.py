@@ -8,8 +8,9 @@ workers, the queue's latency from due to started, and the SQL statements of a pa
 
 1. counts SQL statements in-process (bench/dreamer_sql.py): a worker's handling of one owner's
    job (`Worker.handle`: the schedule's check, the owner's lock, the pass, the unlock), in
-   order; and a real in-process `Worker` running 20 owners' passes, its pass pool and its
-   queue pool (pgqueuer) both logged, per pass and per item;
+   order, for jobs of 1, `--items` and 19 items, with the time the `rules` reader took; and a
+   real in-process `Worker` running 20 owners' passes, its pass pool and its queue pool
+   (pgqueuer) both logged, per pass and per item;
 2. for each worker count of `--workers`: copies the prepared database (`CREATE DATABASE
    skillmem_bench_dreamer_run TEMPLATE skillmem_bench_dreamer`: every run starts from the same
    rows), records `--items` messages for every person through the real intake
@@ -29,11 +30,12 @@ embedded PostgreSQL, and the rest of the machine's load (the noise).
 Every owner comes due at the same moment (a burst), so the latency is mostly the wait behind the
 other owners' passes; `--spread SECONDS` spreads the due times evenly over that long instead.
 
-Options: `--people N` (200), `--items N` messages per person (4; 1 to 19: at 20 an owner is due
-without the quick wait), `--workers 1,2,4`, `--concurrency N` passes per worker at once (1),
-`--spread SECONDS` (0), `--wait-quiet SECONDS` (20: the longest wait for an idle machine before
-each run). About a minute with the defaults. It prints Markdown tables and writes the figures
-to bench/results/dreamer-<time>.json.
+Options: `--people N` (200, at least 6), `--items N` messages per person (4; 1 to 19: at 20 an
+owner is due without the quick wait), `--workers 1,2,4`, `--concurrency N` passes per worker at
+once (1), `--rounds N` (1: each worker count once; more repeat them, every other round in
+reverse order, and add medians), `--spread SECONDS` (0), `--wait-quiet SECONDS` (20: the longest
+wait for an idle machine before each run). About two minutes with the defaults, that wait
+included. It prints Markdown tables and writes the figures to bench/results/dreamer-<time>.json.
 """
 
 from __future__ import annotations
