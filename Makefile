@@ -4,7 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test check fmt schema bench bench-skills bench-memory bench-turns bench-data
+.PHONY: install run test check fmt schema bench bench-skills bench-memory bench-turns bench-dreamer \
+	bench-data
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -43,6 +44,9 @@ bench-memory: $(STAMP)
 
 bench-turns: $(STAMP)
 	$(BIN)/python -m bench.turns
+
+bench-dreamer: $(STAMP)
+	$(BIN)/python -m bench.dreamer
 
 bench-data: $(STAMP)
 	$(BIN)/python -m bench.generate
