@@ -91,7 +91,13 @@ async def serve(
     """Run one app (``factory``, by default the records benchmark's ``name``) under uvicorn
     (one worker, no access log) until the block ends; ``path`` is the route to load."""
     port = free_port()
-    env = {**os.environ, "DATABASE_URL": dsn, "SKILLMEM_INTROSPECTION": "false"}
+    # The API alone: no Dreamer worker in the process under test.
+    env = {
+        **os.environ,
+        "DATABASE_URL": dsn,
+        "SKILLMEM_INTROSPECTION": "false",
+        "SKILLMEM_WORKER": "false",
+    }
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
