@@ -1,6 +1,6 @@
 """`skillmem dreamer run [--now TIME]`: the time parsed, the clock stood at it for the run,
-``passes.run_due`` called with it, one line per pass and a total printed. The pass itself is a
-stand-in here (monkeypatched); its end-to-end run comes with the pass (issue 10)."""
+``passes.run_due`` called with it, one line per pass and a total printed (the pass a stand-in),
+and the real pass run end to end on a database of its own."""
 
 from __future__ import annotations
 
@@ -12,13 +12,18 @@ from decimal import Decimal
 import pytest
 
 from db.dreamer_schedule import DueOwner
+from db.migrate import apply_migrations
+from db.pool import begin_workspace, connect, create_pool
 from gateway.cli import dreamer
 from gateway.cli.main import parser
 from gateway.settings import Settings
 from resolvers.common import clock
+from resolvers.common.principals import principal_for_token
 from resolvers.memory.dreamer import passes
 from resolvers.memory.dreamer.guard import owner_lock
+from resolvers.memory.dreamer.messages import MessageInput, record_message
 from resolvers.memory.dreamer.passes import PassReport, PassSettings
+from tests.factories import company, local, make_workspace
 from tests.gateway.dreamer_items import add_waiting, clear_items
 
 WS = uuid.UUID("0b9c4c1e-5f0a-4c56-9d1e-111111111111")
@@ -112,3 +117,43 @@ async def test_dreamer_run_leaves_an_owner_whose_pass_runs_elsewhere(dsn, pool, 
         await clear_items(pool, ws.id)
     assert [o.owner_id for o in ran if o.workspace_id == ws.id] == [free]
     assert {r.owner.owner_id: r.note for r in reports}[busy] == "running elsewhere"
+
+
+async def test_dreamer_run_runs_the_real_pass_end_to_end(new_database, capsys):
+    # A database of its own: `dreamer run` runs every pass due, in every workspace.
+    url = str(await new_database())
+    conn = await connect(url)
+    await apply_migrations(conn)
+    await conn.close()
+    pool = await create_pool(url, min_size=1, max_size=2)
+    try:
+        ws = await make_workspace(pool, "Cli")
+        acme = await company(pool, ws, "Acme")
+        said_at = datetime(2026, 11, 2, 9, 30, tzinfo=UTC)
+        clock.set_clock(lambda: said_at)
+        try:
+            async with pool.acquire() as conn, conn.transaction():
+                principal = await principal_for_token(conn, ws.tokens["member"])
+                text = f"Remember: @[Acme](record:{acme}) wants every message in French."
+                await record_message(conn, principal, MessageInput("c1", "user", text))
+        finally:
+            clock.set_clock(None)
+        # Not due a minute later; a few minutes later the pass writes on Acme's page.
+        early = parse("--now", "2026-11-02T09:31:00Z")
+        assert await dreamer.dreamer_run(early, Settings(database_url=url)) == 0
+        assert capsys.readouterr().out.startswith("0 passes due at ")
+        later = parse("--now", "2026-11-02T09:36:00Z")
+        assert await dreamer.dreamer_run(later, Settings(database_url=url)) == 0
+        first, total = capsys.readouterr().out.splitlines()
+        assert first.startswith(f"workspace {ws.id}, member {ws.members['member']}: read 1,")
+        assert "written 1" in first and total.startswith("1 pass due at ")
+        async with pool.acquire() as conn, conn.transaction():
+            await begin_workspace(conn, ws.id)
+            texts = await conn.fetch(
+                "SELECT l.text FROM memory_lines l JOIN memory_pages p ON p.id = l.page_id"
+                " WHERE p.subject_id = $1 AND l.kind = 'souvenir'",
+                local(ws, acme),
+            )
+        assert [row["text"] for row in texts] == ["Acme wants every message in French."]
+    finally:
+        await pool.close()
