@@ -12,6 +12,7 @@ from db.pool import create_pool
 from gateway.app import database_url, prepare_database, request_dsn
 from gateway.settings import Settings
 from gateway.worker.config import pass_settings
+from gateway.worker.periodic import run_all
 from gateway.worker.reports import counts, pass_line
 from resolvers.common import clock
 from resolvers.memory.dreamer import passes
@@ -22,7 +23,7 @@ def register(commands: Any) -> None:
     dreamer = commands.add_parser("dreamer", help="the Dreamer").add_subparsers(
         dest="action", required=True
     )
-    run = dreamer.add_parser("run", help="run every pass due at a time, to completion")
+    run = dreamer.add_parser("run", help="run the periodic jobs and the passes due at a time")
     run.add_argument(
         "--now",
         type=moment,
@@ -40,19 +41,21 @@ def moment(text: str) -> datetime:
 
 
 async def dreamer_run(args: argparse.Namespace, settings: Settings) -> int:
-    """Stand the clock at ``--now`` (or the current time) for the run, run every pass due then
-    (``passes.run_due``), print what each did."""
+    """Stand the clock at ``--now`` (or the current time) for the run, run memory's periodic
+    jobs at that time (the hourly mail job, the Monday removal, due consolidations), then every
+    pass due then (``passes.run_due``); print what each did."""
     now = args.now or clock.now()
     dsn, _server = await database_url(settings)
     await prepare_database(dsn)
     pool = await create_pool(request_dsn(settings, dsn), min_size=1, max_size=4)
     clock.set_clock(lambda: now)
     try:
+        periodic = await run_all(pool, now, pass_settings(settings))
         reports = await passes.run_due(pool, now, pass_settings(settings))
     finally:
         clock.set_clock(None)
         await pool.close()
-    for line in report_lines(reports, now):
+    for line in [*periodic, *report_lines(reports, now)]:
         print(line)
     return 0
 

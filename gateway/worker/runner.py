@@ -9,20 +9,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, cast
 from uuid import UUID
 
 import asyncpg
-from pgqueuer import QueueManager
+from pgqueuer import QueueManager, SchedulerManager
 from pgqueuer.domain.types import Channel
 from pgqueuer.errors import RetryRequested
-from pgqueuer.models import Job
+from pgqueuer.models import Job, Schedule
 from pgqueuer.queries import Queries
 
 from db.dreamer_queue import WAKE_CHANNEL
 from db.dreamer_schedule import DueOwner
+from gateway.worker.periodic import Periodic, periodic_jobs
 from gateway.worker.queue import (
     PASS_ENTRYPOINT,
     payload_target,
@@ -65,6 +67,7 @@ class Worker:
         pass_settings: PassSettings,
         options: WorkerOptions = WorkerOptions(),
         run_pass: guard.PassRunner = passes.run_unguarded,
+        periodic: tuple[Periodic, ...] | None = None,
     ) -> None:
         self.owner_dsn = owner_dsn
         self.pool = pool
@@ -76,12 +79,17 @@ class Worker:
         self.started = asyncio.Event()
         self.wake = asyncio.Event()
         self.queue_manager: QueueManager | None = None
+        self.scheduler_manager: SchedulerManager | None = None
+        # Memory's periodic jobs (pgqueuer cron schedules: one worker runs each at its time).
+        self.periodic = periodic_jobs() if periodic is None else periodic
 
     def stop(self) -> None:
         """Stop taking jobs; ``run`` returns once the passes under way have finished."""
         self.stopping.set()
         if self.queue_manager is not None:
             self.queue_manager.shutdown.set()
+        if self.scheduler_manager is not None:
+            self.scheduler_manager.shutdown.set()
 
     async def run(self) -> None:
         """Work until ``stop``; a failing queue (the database away) is started again."""
@@ -102,21 +110,55 @@ class Worker:
             manager = QueueManager(queries, Channel(queue_names().channel))
             manager.entrypoint(PASS_ENTRYPOINT)(self.handle)
             self.queue_manager = manager
+            self.scheduler_manager = self.cron_manager(queue_pool)
             if self.stopping.is_set():
                 return
-            scheduler = asyncio.create_task(self.schedule_loop(queries, queue_pool))
-            scheduler.add_done_callback(lambda _: manager.shutdown.set())
+            helpers = [asyncio.create_task(self.schedule_loop(queries, queue_pool))]
+            if self.scheduler_manager is not None:
+                helpers.append(asyncio.create_task(self.scheduler_manager.run()))
+            for helper in helpers:
+                helper.add_done_callback(lambda _: manager.shutdown.set())
             try:
                 await manager.run(**self.run_arguments())
             finally:
-                scheduler.cancel()
-                (failed,) = await asyncio.gather(scheduler, return_exceptions=True)
-            if isinstance(failed, Exception):
-                raise failed
+                if self.scheduler_manager is not None:
+                    self.scheduler_manager.shutdown.set()
+                helpers[0].cancel()
+                failures = await asyncio.gather(*helpers, return_exceptions=True)
+            for failed in failures:
+                if isinstance(failed, Exception):
+                    raise failed
         finally:
             self.queue_manager = None
+            self.scheduler_manager = None
             self.started.clear()
             await queue_pool.close()
+
+    def cron_manager(self, queue_pool: asyncpg.Pool) -> SchedulerManager | None:
+        """pgqueuer's scheduler for the periodic jobs (none without any): each job's schedule
+        is taken by one worker at its time, the others skip it."""
+        if not self.periodic:
+            return None
+        scheduler = SchedulerManager(queue_queries(queue_pool))
+        for job in self.periodic:
+            scheduler.schedule(job.name, job.cron)(self.periodic_handler(job))
+        return scheduler
+
+    def periodic_handler(self, job: Periodic) -> Callable[[Schedule], Awaitable[None]]:
+        async def run(_: Schedule) -> None:
+            await self.run_periodic(job)
+
+        return run
+
+    async def run_periodic(self, job: Periodic) -> None:
+        """Run one periodic job now; a failure is logged (the next time runs it again)."""
+        try:
+            lines = await job.run(self.pool, clock.now(), self.pass_settings)
+        except Exception:
+            log.exception("the periodic job %s failed", job.name)
+            return
+        for line in lines:
+            log.info("%s: %s", job.name, line)
 
     def run_arguments(self) -> dict[str, Any]:
         """pgqueuer's loop: one job fetched at a time, at most ``concurrency`` + 1 held (the

@@ -59,6 +59,8 @@ EXPECTED_TABLES = {
     "memory_verdicts",
     "memory_passes",
     "memory_spend",
+    "memory_cleanups",
+    "memory_cleanup_changes",
 }
 
 # The documented exception: the job queue of the Dreamer's workers (migration 0012, pgqueuer's
@@ -165,6 +167,16 @@ WITH p AS (INSERT INTO memory_passes (workspace_id, id, owner_kind, owner_id, pa
 INSERT INTO memory_spend (workspace_id, payer_kind, payer_id, month, cost_usd, passes)
 VALUES (app_workspace_id(), 'member', $1, date_trunc('month', now())::date, 0, 1)
 """
+# A Monday removal of the member's profile with one line removed.
+CLEANUP_ROWS = """
+WITH c AS (INSERT INTO memory_cleanups (workspace_id, id, kind, audience_kind, audience_id,
+                                        trigger, reader, started_at, finished_at)
+           VALUES (app_workspace_id(), gen_random_uuid(), 'removal', 'member', $1, 'monday',
+                   'code', now(), now()) RETURNING id)
+INSERT INTO memory_cleanup_changes (workspace_id, cleanup_id, number, page_id, change, reason,
+                                    text, created_at)
+SELECT app_workspace_id(), c.id, 1, gen_random_uuid(), 'removed', 'ended', $2, now() FROM c
+"""
 
 
 async def _dreamer_rows(conn: asyncpg.Connection, ws: Workspace, acme: str, prefix: str) -> None:
@@ -189,6 +201,7 @@ async def _dreamer_rows(conn: asyncpg.Connection, ws: Workspace, acme: str, pref
     )
     await runs.record_run(conn, admin, given_run)
     await conn.execute(PASS_ROWS, ws.members["member"], f"{prefix} said")
+    await conn.execute(CLEANUP_ROWS, ws.members["member"], f"{prefix} removed")
 
 
 @pytest.fixture

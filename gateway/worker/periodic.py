@@ -1,0 +1,50 @@
+"""Memory's periodic jobs (issue 11): the hourly mail job, the Monday removal and the check for
+due consolidations. Each is a pgqueuer cron schedule, so that one worker among all of them
+runs it at its time; `skillmem dreamer run --now TIME` runs every one of them at TIME, before
+the passes. Each job decides by itself what is due at the time it is given (and records what
+it did), so running it again at the same time does nothing twice."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import asyncpg
+
+from resolvers.memory.dreamer.passes import PassSettings
+
+log = logging.getLogger("skillmem.worker")
+
+# A job's run: the application pool, the time it runs at, what passes run with (the reader,
+# its prices); it answers one line per thing it did, for the log and the command line.
+PeriodicRun = Callable[[asyncpg.Pool, datetime, PassSettings], Awaitable[list[str]]]
+
+
+@dataclass(frozen=True, slots=True)
+class Periodic:
+    """One periodic job: its pgqueuer entrypoint, its cron expression (UTC), its run."""
+
+    name: str
+    cron: str
+    run: PeriodicRun
+
+
+def periodic_jobs() -> tuple[Periodic, ...]:
+    """Every periodic job, in the order `skillmem dreamer run` runs them (mail first: the
+    exchanges it opens are then read by the passes of the same run)."""
+    return ()
+
+
+async def run_all(
+    pool: asyncpg.Pool,
+    now: datetime,
+    settings: PassSettings,
+    jobs: Sequence[Periodic] | None = None,
+) -> list[str]:
+    """Run every periodic job at ``now``, one after the other; their lines, in order."""
+    lines: list[str] = []
+    for job in periodic_jobs() if jobs is None else jobs:
+        lines.extend(await job.run(pool, now, settings))
+    return lines
