@@ -168,8 +168,8 @@ async def test_dreamer_run_runs_the_real_pass_end_to_end(new_database, capsys):
         assert await dreamer.dreamer_run(again, Settings(database_url=url)) == 0
         consolidated, total = capsys.readouterr().out.splitlines()
         assert consolidated == (
-            f"consolidation of workspace {ws.id}, workspace (rules): 1 pages read, "
-            "0 lines changed, 0 pages deleted; cost $0"
+            f"consolidation of workspace {ws.id}, workspace (rules): pages read 1, "
+            "lines changed 0, pages deleted 0; cost $0"
         )
         assert total.startswith("0 passes due at ")
     finally:

@@ -190,7 +190,7 @@ def report_line(report: ConsolidationReport) -> str:
     who = f"member {a.audience_id}" if a.audience_kind == "member" else "workspace"
     line = (
         f"consolidation of workspace {a.workspace_id}, {who} ({a.trigger}): "
-        f"{report.pages_read} pages read, {report.lines_changed} lines changed, "
-        f"{report.pages_deleted} pages deleted; cost ${report.cost_usd}"
+        f"pages read {report.pages_read}, lines changed {report.lines_changed}, "
+        f"pages deleted {report.pages_deleted}; cost ${report.cost_usd}"
     )
     return f"{line} ({report.note})" if report.note else line
