@@ -110,7 +110,19 @@ async def run_due(
     audiences = await due(pool, now)
     if workspaces is not None:
         audiences = [a for a in audiences if a.workspace_id in workspaces]
-    return [await consolidate(pool, a, settings, consolidator) for a in audiences]
+    return [await _isolated(pool, a, settings, consolidator) for a in audiences]
+
+
+async def _isolated(
+    pool: asyncpg.Pool, audience: DueAudience, settings: PassSettings, consolidator: Consolidator
+) -> ConsolidationReport:
+    """``consolidate``, whose failure (the database's, a bug) is logged and keeps no other
+    audience waiting; nothing of it was written, and it is due again at the next check."""
+    try:
+        return await consolidate(pool, audience, settings, consolidator)
+    except Exception as error:  # noqa: BLE001 - one audience's failure never stops the others
+        log.exception("consolidation of %s failed", audience_key(audience))
+        return ConsolidationReport(audience, note=f"failed ({type(error).__name__})")
 
 
 async def run_periodic(pool: asyncpg.Pool, now: datetime, settings: PassSettings) -> list[str]:

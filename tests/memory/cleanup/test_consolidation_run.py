@@ -14,7 +14,7 @@ import asyncpg
 from db.pool import begin_workspace, init_connection
 from db.records import insert_attribute
 from resolvers.common import ids
-from resolvers.memory.cleanup import CONSOLIDATION_ACTOR, consolidation
+from resolvers.memory.cleanup import CONSOLIDATION_ACTOR, applying, consolidation
 from resolvers.memory.dreamer import guard
 from resolvers.memory.dreamer.consolidating import (
     ConsolidationBatch,
@@ -429,3 +429,23 @@ async def test_a_burst_of_runs_of_one_audience_runs_it_once(pool, ws):
     reports = await asyncio.gather(*(consolidate_at(pool, ws, T1) for _ in range(3)))
     assert sum(r.ran for found in reports for r in found) == 1
     assert len(await runs(pool, ws)) == 1
+
+
+async def test_an_audience_that_fails_keeps_no_other_waiting(pool, ws, monkeypatch):
+    me, admin = ws.members["member"], ws.members["admin"]
+    mine = await page_at(pool, ws, T0, "member", me, [souvenir("Likes tea"), souvenir("likes tea")])
+    theirs = await page_at(pool, ws, T0, "member", admin, [souvenir("Pays"), souvenir("pays")])
+    real = applying.write
+
+    async def broken(conn, reading, *args):  # type: ignore[no-untyped-def]
+        if reading.audience.audience_id == me:
+            raise asyncpg.PostgresError("the disk is full")
+        return await real(conn, reading, *args)
+
+    monkeypatch.setattr(consolidation, "write", broken)
+    reports = {r.audience.audience_id: r for r in await consolidate_at(pool, ws, T1)}
+    assert (reports[me].ran, reports[me].note) == (False, "failed (PostgresError)")
+    assert reports[admin].ran
+    assert len(await texts(pool, ws, mine)) == 2 and len(await texts(pool, ws, theirs)) == 1
+    # Nothing of it was written: it is due again.
+    assert [r["audience_id"] for r in await runs(pool, ws)] == [admin]
