@@ -13,6 +13,7 @@ from datetime import datetime
 
 import asyncpg
 
+from resolvers.memory.cleanup import consolidation
 from resolvers.memory.dreamer.passes import PassSettings
 
 log = logging.getLogger("skillmem.worker")
@@ -34,7 +35,13 @@ class Periodic:
 def periodic_jobs() -> tuple[Periodic, ...]:
     """Every periodic job, in the order `skillmem dreamer run` runs them (mail first: the
     exchanges it opens are then read by the passes of the same run)."""
-    return ()
+    return (
+        Periodic(
+            consolidation.CONSOLIDATION_JOB,
+            consolidation.CONSOLIDATION_CRON,
+            consolidation.run_periodic,
+        ),
+    )
 
 
 async def run_all(

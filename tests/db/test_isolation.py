@@ -289,12 +289,30 @@ async def test_every_policy_pins_the_workspace_for_every_command(owner):
         "SELECT tablename, policyname, cmd, roles::text[] AS roles, qual, with_check"
         " FROM pg_policies WHERE schemaname = 'public'"
     )
-    # One exception: the Dreamer's schedule lets the tables' owner (never the application
-    # role) read every workspace's items, for dreamer_due (migration 0011).
-    [schedule] = [row for row in rows if row["policyname"] == "dreamer_schedule"]
-    assert (schedule["tablename"], schedule["cmd"]) == ("memory_items", "SELECT")
-    assert APP_ROLE not in schedule["roles"] and "public" not in schedule["roles"]
-    rows = [row for row in rows if row["policyname"] != "dreamer_schedule"]
+    # The exceptions: the schedules let the tables' owner (never the application role) read
+    # every workspace's rows of the tables they read: the Dreamer's items for dreamer_due
+    # (migration 0011), and consolidation's pages, versions, runs, spend and settings for
+    # consolidation_due (migration 0017).
+    schedules = {
+        ("dreamer_schedule", "memory_items"),
+        *(
+            ("consolidation_schedule", table)
+            for table in (
+                "memory_pages",
+                "memory_versions",
+                "memory_cleanups",
+                "memory_spend",
+                "workspace_settings",
+            )
+        ),
+    }
+    found = [row for row in rows if row["policyname"].endswith("_schedule")]
+    assert {(row["policyname"], row["tablename"]) for row in found} == schedules
+    assert len(found) == len(schedules)
+    for schedule in found:
+        assert schedule["cmd"] == "SELECT"
+        assert APP_ROLE not in schedule["roles"] and "public" not in schedule["roles"]
+    rows = [row for row in rows if not row["policyname"].endswith("_schedule")]
     by_table = {row["tablename"]: row for row in rows}
     assert len(by_table) == len(rows)
     assert set(by_table) == set(await workspace_tables(owner))
@@ -350,18 +368,23 @@ async def test_app_role_owns_no_table_and_no_function(owner):
     assert owned == []
 
 
-async def test_no_function_of_the_schema_is_security_definer_but_two(owner):
-    # A SECURITY DEFINER function runs past every policy. Two are on purpose: the full-text
+async def test_no_function_of_the_schema_is_security_definer_but_three(owner):
+    # A SECURITY DEFINER function runs past every policy. Three are on purpose: the full-text
     # match (no index serves @@ under row-level security), which filters the workspace itself,
-    # and the Dreamer's schedule, which answers ids, times and counts across workspaces, never
-    # a text. Both pin their search_path, and only the application role may call them.
+    # the Dreamer's schedule, which answers ids, times and counts across workspaces, never a
+    # text, and consolidation's, which answers ids, times and a trigger word. Each pins its
+    # search_path, and only the application role may call them.
     found = await owner.fetch(
         "SELECT p.proname, p.proconfig, pg_get_functiondef(p.oid) AS body,"
         " has_function_privilege('public', p.oid, 'EXECUTE') AS public_may"
         " FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
         " WHERE n.nspname = 'public' AND p.prosecdef"
     )
-    assert sorted(row["proname"] for row in found) == ["dreamer_due", "memory_line_matches"]
+    assert sorted(row["proname"] for row in found) == [
+        "consolidation_due",
+        "dreamer_due",
+        "memory_line_matches",
+    ]
     by_name = {row["proname"]: row for row in found}
     assert "l.workspace_id = app_workspace_id()" in by_name["memory_line_matches"]["body"]
     due = await owner.prepare("SELECT * FROM dreamer_due(now(), '1 hour', '5 minutes', 20)")
@@ -371,6 +394,17 @@ async def test_no_function_of_the_schema_is_security_definer_but_two(owner):
         "owner_id",
         "due_at",
         "waiting",
+    ]
+    consolidation = await owner.prepare(
+        "SELECT * FROM consolidation_due(now(), 1, 4000, '6 hours', '7 days', 1, 5)"
+    )
+    assert [a.name for a in consolidation.get_attributes()] == [
+        "workspace_id",
+        "audience_kind",
+        "audience_id",
+        "trigger",
+        "last_run_at",
+        "consolidated_at",
     ]
     for row in found:
         assert row["proconfig"] == ["search_path=public, pg_temp"]

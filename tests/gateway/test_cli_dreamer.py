@@ -1,6 +1,6 @@
 """`skillmem dreamer run [--now TIME]`: the time parsed, the clock stood at it for the run,
 ``passes.run_due`` called with it, one line per pass and a total printed (the pass a stand-in),
-and the real pass run end to end on a database of its own."""
+and the real pass run end to end on a database of its own, then due consolidations."""
 
 from __future__ import annotations
 
@@ -50,8 +50,15 @@ def test_a_time_that_does_not_parse_is_refused(capsys):
     assert "not an ISO 8601 time: 'next tuesday'" in capsys.readouterr().err
 
 
+async def no_periodic_jobs(pool, now, settings):  # type: ignore[no-untyped-def]
+    """``run_all`` doing nothing: the session's database holds every other test's pages, which
+    memory's periodic jobs (consolidation) would tidy and print."""
+    return []
+
+
 async def test_the_passes_due_at_now_run_and_each_prints_a_line(dsn, monkeypatch, capsys):
     at = datetime(2026, 11, 2, 9, 30, tzinfo=UTC)
+    monkeypatch.setattr(dreamer, "run_all", no_periodic_jobs)
     seen: list[tuple[datetime, datetime, PassSettings]] = []
 
     async def run_due(pool, now, settings):  # type: ignore[no-untyped-def]
@@ -87,6 +94,7 @@ async def test_with_nothing_due_it_says_so(dsn, monkeypatch, capsys):
         return []
 
     monkeypatch.setattr(passes, "run_due", run_due)
+    monkeypatch.setattr(dreamer, "run_all", no_periodic_jobs)
     before = clock.now()
     assert await dreamer.dreamer_run(parse(), Settings(database_url=dsn)) == 0
     (line,) = capsys.readouterr().out.splitlines()
@@ -155,5 +163,14 @@ async def test_dreamer_run_runs_the_real_pass_end_to_end(new_database, capsys):
                 local(ws, acme),
             )
         assert [row["text"] for row in texts] == ["Acme wants every message in French."]
+        # The next run consolidates the workspace's pages, never consolidated yet, first.
+        again = parse("--now", "2026-11-02T09:40:00Z")
+        assert await dreamer.dreamer_run(again, Settings(database_url=url)) == 0
+        consolidated, total = capsys.readouterr().out.splitlines()
+        assert consolidated == (
+            f"consolidation of workspace {ws.id}, workspace (rules): pages read 1, "
+            "lines changed 0, pages deleted 0; cost $0"
+        )
+        assert total.startswith("0 passes due at ")
     finally:
         await pool.close()

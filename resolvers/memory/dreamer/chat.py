@@ -7,7 +7,8 @@ timeout, a lost connection, 408, 409, 429 and 5xx (``max_retries``, honouring
 than the package's ``ChatCompletion``, so that a compatible server omitting a field we do not
 read (``id``, ``created``) is still understood, and a body that is not a chat completion is a
 ``ReaderError`` instead of a half-built object. Anything that keeps a batch from being read
-raises ``ReaderError``: the pass keeps its items for a retry.
+raises ``ReaderError``: the pass keeps its items for a retry. Consolidation (issue 11) asks
+the same server with its own prompt and schema (``consolidate``).
 """
 
 from __future__ import annotations
@@ -18,11 +19,17 @@ from openai.types.shared_params import ResponseFormatJSONSchema
 from pydantic import BaseModel, Field, ValidationError
 
 from resolvers.memory.dreamer.chat_settings import ChatSettings
+from resolvers.memory.dreamer.consolidating import ConsolidationAnswer, ConsolidationBatch
 from resolvers.memory.dreamer.prompt import (
     ANSWER_SCHEMA_NAME,
+    CONSOLIDATION_SCHEMA_NAME,
+    Consolidations,
     Learnings,
     answer_schema,
     batch_message,
+    consolidation_message,
+    consolidation_prompt,
+    consolidation_schema,
     system_prompt,
 )
 from resolvers.memory.dreamer.reader import Batch, ItemLearnings, ReaderAnswer, ReaderError, Usage
@@ -44,9 +51,17 @@ class ChatReader:
     async def read(self, batch: Batch) -> ReaderAnswer:
         """The model's learnings for each item of ``batch``, and the tokens it spent; a
         ``ReaderError`` when the model could not be asked or answered something malformed."""
-        return parse_answer(await self._ask(batch), batch)
+        return parse_answer(await self._ask(messages(batch), response_format()), batch)
 
-    async def _ask(self, batch: Batch) -> str:
+    async def consolidate(self, batch: ConsolidationBatch) -> ConsolidationAnswer:
+        """The model's proposals for the pages of ``batch``, and the tokens it spent; a
+        ``ReaderError`` when it could not be asked or answered something malformed."""
+        sent = consolidation_messages(batch)
+        return parse_consolidation(await self._ask(sent, consolidation_format()))
+
+    async def _ask(
+        self, sent: list[ChatCompletionMessageParam], format_: ResponseFormatJSONSchema
+    ) -> str:
         """The raw body of the model's answer (a client per batch: passes are rare, and
         nothing is left open between them)."""
         settings = self.settings
@@ -60,8 +75,8 @@ class ChatReader:
             try:
                 response = await client.chat.completions.with_raw_response.create(
                     model=settings.model,
-                    messages=messages(batch),
-                    response_format=response_format(),
+                    messages=sent,
+                    response_format=format_,
                     reasoning_effort=settings.reasoning_effort or omit,
                 )
             except APITimeoutError as exc:
@@ -88,6 +103,26 @@ def response_format() -> ResponseFormatJSONSchema:
     return {
         "type": "json_schema",
         "json_schema": {"name": ANSWER_SCHEMA_NAME, "schema": answer_schema(), "strict": True},
+    }
+
+
+def consolidation_messages(batch: ConsolidationBatch) -> list[ChatCompletionMessageParam]:
+    """Consolidation's system prompt (mission, then its rules) and the batch as JSON."""
+    return [
+        {"role": "system", "content": consolidation_prompt(batch)},
+        {"role": "user", "content": consolidation_message(batch)},
+    ]
+
+
+def consolidation_format() -> ResponseFormatJSONSchema:
+    """Structured output: the answer must follow ``prompt.consolidation_schema``, strictly."""
+    return {
+        "type": "json_schema",
+        "json_schema": {
+            "name": CONSOLIDATION_SCHEMA_NAME,
+            "schema": consolidation_schema(),
+            "strict": True,
+        },
     }
 
 
@@ -130,6 +165,23 @@ def parse_answer(body: str, batch: Batch) -> ReaderAnswer:
     except ValidationError as exc:
         raise ReaderError(f"the model's answer breaks its schema ({_first(exc)})", usage) from exc
     return ReaderAnswer(learnings=learnings, usage=usage)
+
+
+def parse_consolidation(body: str) -> ConsolidationAnswer:
+    """The ``ConsolidationAnswer`` in a chat completion's body, with its usage; ``ReaderError``,
+    with the usage spent, when it is malformed (code ignores pages and keys not in the batch)."""
+    try:
+        completion = _Completion.model_validate_json(body)
+    except ValidationError as exc:
+        raise ReaderError(f"the model's server sent no chat completion ({_first(exc)})") from exc
+    usage = _usage(completion)
+    try:
+        found = Consolidations.model_validate_json(_content(completion.choices[0]))
+    except ReaderError as exc:
+        raise ReaderError(str(exc), usage=usage) from exc
+    except ValidationError as exc:
+        raise ReaderError(f"the model's answer breaks its schema ({_first(exc)})", usage) from exc
+    return ConsolidationAnswer(pages=found.pages, usage=usage)
 
 
 def in_batch_order(found: tuple[ItemLearnings, ...], batch: Batch) -> tuple[ItemLearnings, ...]:

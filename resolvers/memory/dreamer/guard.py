@@ -28,11 +28,16 @@ def owner_key(owner: DueOwner) -> str:
     return f"dreamer:{owner.workspace_id}:{owner.owner_kind}:{owner.owner_id or '-'}"
 
 
-@contextlib.asynccontextmanager
-async def owner_lock(pool: asyncpg.Pool, owner: DueOwner) -> AsyncIterator[bool]:
+def owner_lock(pool: asyncpg.Pool, owner: DueOwner) -> contextlib.AbstractAsyncContextManager[bool]:
     """Hold ``owner``'s pass lock for the block when no other session holds it; yields
     whether it was taken. The connection is the pool's, kept out of it meanwhile."""
-    key = owner_key(owner)
+    return named_lock(pool, owner_key(owner))
+
+
+@contextlib.asynccontextmanager
+async def named_lock(pool: asyncpg.Pool, key: str) -> AsyncIterator[bool]:
+    """``owner_lock`` for any name (consolidation's audiences use it too: one run per
+    audience at a time)."""
     async with pool.acquire() as proxy:
         # The pool lends a proxy that forwards every method to its connection.
         conn = cast(asyncpg.Connection, proxy)

@@ -5,6 +5,9 @@
 - ``package.module:attribute``: a reader of your own. The attribute is a class or a factory
   called without arguments, or an object used as it is; what it gives must have a callable
   ``read`` (``async def read(self, batch: Batch) -> ReaderAnswer``, the ``Reader`` protocol).
+  It may also consolidate (``async def consolidate(self, batch: ConsolidationBatch) ->
+  ConsolidationAnswer``, the ``Consolidator`` protocol); without it, consolidation is skipped
+  and says so (``consolidator_of``, ``NO_CONSOLIDATION``).
 
 Anything else is a ``ValueError`` naming the spec, raised when the process starts rather
 than at its first pass.
@@ -18,11 +21,16 @@ from typing import cast
 
 from resolvers.memory.dreamer.chat import CHAT_READER, ChatReader
 from resolvers.memory.dreamer.chat_settings import ChatSettings
+from resolvers.memory.dreamer.consolidating import Consolidator
 from resolvers.memory.dreamer.reader import Reader
 from resolvers.memory.dreamer.rules import RULES_READER, RulesReader
 
 CHAT_NAMES = (CHAT_READER, "chat")
 SPEC_FORMS = "'rules', 'openai' (or 'chat'), or 'package.module:attribute'"
+NO_CONSOLIDATION = (
+    "consolidation skipped: the Dreamer reader {name!r} cannot consolidate (a reader that "
+    "does has: async def consolidate(self, batch: ConsolidationBatch) -> ConsolidationAnswer)"
+)
 
 
 def reader_named(spec: str, chat: ChatSettings | None = None) -> Reader:
@@ -86,3 +94,12 @@ def _made(spec: str, target: object) -> object:
     except ValueError:  # no signature to read (a builtin): let the call say
         pass
     return target()
+
+
+def consolidator_of(reader: object) -> Consolidator | None:
+    """``reader`` when it consolidates (a callable ``consolidate``), else None: a reader of
+    one's own may implement only ``read`` (consolidation is then skipped, with
+    ``NO_CONSOLIDATION`` as its note)."""
+    if callable(getattr(reader, "consolidate", None)):
+        return cast(Consolidator, reader)
+    return None

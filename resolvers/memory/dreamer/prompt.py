@@ -1,6 +1,7 @@
 """What a chat model reader tells its model (issue 10, item 5): the rules of memory in short,
 the workspace's mission before them, the batch as JSON, and the JSON schema its answer must
-follow (OpenAI structured outputs, strict mode). Pure.
+follow (OpenAI structured outputs, strict mode); and consolidation's own prompt and schema
+(issue 11: ``CONSOLIDATION_RULES``, ``consolidation_schema``). Pure.
 
 The model only proposes; code decides the verdicts, the routing, the sharing and the caps
 (DESIGN §6), so the rules here say what to notice and how to flag it, never what is written.
@@ -12,9 +13,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from resolvers.memory.dreamer.consolidating import ConsolidationBatch, PageProposals
 from resolvers.memory.dreamer.reader import Batch, ItemLearnings
 
 ANSWER_SCHEMA_NAME = "dreamer_learnings"
+CONSOLIDATION_SCHEMA_NAME = "memory_consolidation"
 # Keywords strict structured outputs refuse or that only cost tokens; pydantic still checks
 # them (``min_length``, defaults) when the answer is validated.
 _DROPPED_KEYWORDS = frozenset({"default", "title", "minLength"})
@@ -86,10 +89,13 @@ class Learnings(BaseModel):
 
 def system_prompt(batch: Batch) -> str:
     """The rules of memory, after the workspace's mission section when it has one."""
-    mission = batch.mission.strip()
-    if not mission:
-        return RULES
-    return f"{MISSION_INTRO}\n\n{mission}\n\n{RULES}"
+    return _after_mission(batch.mission, RULES)
+
+
+def _after_mission(mission: str, rules: str) -> str:
+    if not mission.strip():
+        return rules
+    return f"{MISSION_INTRO}\n\n{mission.strip()}\n\n{rules}"
 
 
 def batch_message(batch: Batch) -> str:
@@ -103,6 +109,57 @@ def answer_schema() -> dict[str, Any]:
     property required (an optional one is nullable), no other property, no defaults, and a
     ``$ref`` with nothing beside it."""
     return _strict(Learnings.model_json_schema())
+
+
+CONSOLIDATION_RULES = """\
+You tidy the memory pages of one audience (one person's private pages, or the workspace's). \
+Each page holds souvenirs: one line each, with a key, a type, a day and its text. Code \
+decides what is applied; you only propose. A line or a page you leave out is kept as it is: \
+when in doubt, leave it.
+
+Per line (lines):
+- retype: the line has the wrong type; give the right one. Types: relation (how people, \
+companies and deals relate), contexte (a background fact), décision (something decided), \
+consigne (a standing instruction or rule), préférence (how someone likes things done).
+- delete: with reason no_type when the line fits none of the five types, or not_durable \
+when it will not matter in six months (a log of what was done, a task, a one-off request).
+- keep: nothing to change (the same as leaving the line out).
+
+Per group of lines of one page (groups), replaced by one line:
+- principle: several narrow lines that one general line explains (write that line).
+- log: lines logging what was done, turned into the one durable line they teach.
+- duplicate: lines saying exactly the same thing; one of them stays as it is.
+
+Never propose anything for a line marked human (a person wrote it: it is never changed), and \
+never touch the mission. You cannot create a page, nor move a line to another page. Write a \
+new line short, in the lines' language, records named by their label, without markup, \
+without a source, author or date (code adds them). Name lines by their keys and pages by \
+their ids, from the batch."""
+
+
+class Consolidations(BaseModel):
+    """What a chat model answers to consolidate: a ``ConsolidationAnswer`` without its usage."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    pages: tuple[PageProposals, ...] = Field(
+        description="One entry per page with something to change (none: every page is kept)."
+    )
+
+
+def consolidation_prompt(batch: ConsolidationBatch) -> str:
+    """Consolidation's rules, after the workspace's mission section when it has one."""
+    return _after_mission(batch.mission, CONSOLIDATION_RULES)
+
+
+def consolidation_message(batch: ConsolidationBatch) -> str:
+    """The consolidation batch as JSON (its mission is already in the system prompt)."""
+    return batch.model_dump_json(exclude={"mission"})
+
+
+def consolidation_schema() -> dict[str, Any]:
+    """The JSON schema of ``Consolidations``, in the strict structured outputs form."""
+    return _strict(Consolidations.model_json_schema())
 
 
 def response_format() -> dict[str, Any]:

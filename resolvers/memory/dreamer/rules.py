@@ -3,7 +3,10 @@
 Conservative: from each item it learns at most one thing, and only from an explicit request to
 remember or correct (``cues.asks_to_remember``) or a proposal; it refuses (proposes nothing
 for) questions, tasks, logs and sensitive topics; it types by cue words; when in doubt about
-the subject, it says "nothing" (code then refuses the learning: ``no_subject``). Pure.
+the subject, it says "nothing" (code then refuses the learning: ``no_subject``). Its
+consolidation (issue 11) is as careful: it merges exact duplicates and retypes a line only when
+cue words give it another type and none of its own; it never deletes a line, nor writes a
+principle or a log in place of lines. Pure.
 """
 
 from __future__ import annotations
@@ -12,6 +15,14 @@ import re
 from collections.abc import Sequence
 
 from resolvers.memory.dreamer import words
+from resolvers.memory.dreamer.consolidating import (
+    ConsolidationAnswer,
+    ConsolidationBatch,
+    ConsolidationPage,
+    GroupProposal,
+    LineProposal,
+    PageProposals,
+)
 from resolvers.memory.dreamer.cues import (
     asks_to_remember,
     blank_mentions,
@@ -63,6 +74,10 @@ class RulesReader:
     async def read(self, batch: Batch) -> ReaderAnswer:
         """The learnings of every item of ``batch``, by ``learn``."""
         return answer(batch)
+
+    async def consolidate(self, batch: ConsolidationBatch) -> ConsolidationAnswer:
+        """Exact duplicates merged and lines retyped by cue words, by ``consolidation``."""
+        return consolidation(batch)
 
 
 def answer(batch: Batch) -> ReaderAnswer:
@@ -163,9 +178,71 @@ def _readable(marked: str) -> str:
 
 def _confirmed(text: str, lines: Sequence[PageLine]) -> str | None:
     """The key of a line saying the same (case, accents, spaces and end punctuation aside)."""
-    same = _comparable(text)
-    return next((line.key for line in lines if _comparable(line.text) == same), None)
+    same = comparable(text)
+    return next((line.key for line in lines if comparable(line.text) == same), None)
 
 
-def _comparable(text: str) -> str:
+def comparable(text: str) -> str:
+    """A text as lines are compared: case, accents, spaces and punctuation aside."""
     return re.sub(r"\W+", " ", fold(composed(text)).lower()).strip()
+
+
+# Consolidation ------------------------------------------------------------------------------
+
+
+def consolidation(batch: ConsolidationBatch) -> ConsolidationAnswer:
+    """``RulesReader.consolidate``, synchronously: per page, its exact duplicates (the same
+    words, case, accents, spaces and end punctuation aside) as one group each, and a retype
+    for each line cue words give another type (``retyped``); nothing else."""
+    found = []
+    for page in batch.pages:
+        groups = tuple(_duplicates(page))
+        lines = tuple(
+            LineProposal(key=line.key, action="retype", type=kind)  # type: ignore[arg-type]
+            for line in page.lines
+            if not line.human and (kind := retyped(line.text, line.type, page.kind)) is not None
+        )
+        if groups or lines:
+            found.append(PageProposals(page_id=page.id, lines=lines, groups=groups))
+    return ConsolidationAnswer(pages=tuple(found), usage=Usage())
+
+
+def _duplicates(page: ConsolidationPage) -> list[GroupProposal]:
+    by_words: dict[str, list[str]] = {}
+    for line in page.lines:
+        by_words.setdefault(comparable(line.text), []).append(line.key)
+    first = {line.key: line for line in page.lines}
+    return [
+        GroupProposal(
+            keys=tuple(keys), reason="duplicate", text=first[keys[0]].text, type=first[keys[0]].type
+        )
+        for keys in by_words.values()
+        if len(keys) > 1
+    ]
+
+
+def retyped(text: str, type_: str, page_kind: str) -> str | None:
+    """The type cue words give a stored line, when it is another than ``type_`` and the line
+    holds no cue word of its own type (a contexte has none); None otherwise. On a record's
+    page a préférence cue means a relation, as when learning."""
+    marked, standing = strip_cues(text)
+    bare = fold(blank_mentions(marked))
+    kind = souvenir_type(bare, standing=standing)
+    if kind == "préférence" and page_kind == "record":
+        kind = "relation"
+    if kind == "contexte" or kind == type_ or _has_cue(type_, bare, standing=standing):
+        return None
+    return kind
+
+
+def _has_cue(type_: str, bare: str, *, standing: bool) -> bool:
+    """Whether a text (folded, mentions blanked) holds a cue word of ``type_``."""
+    if type_ == "décision":
+        return _DECISION.search(bare) is not None
+    if type_ == "relation":
+        return _RELATION.search(bare) is not None or _PREFERENCE.search(bare) is not None
+    if type_ == "consigne":
+        return standing or _CONSIGNE_OPENING.match(bare.lstrip()) is not None
+    if type_ == "préférence":
+        return _PREFERENCE.search(bare) is not None
+    return False

@@ -11,7 +11,7 @@ import pytest
 
 from resolvers.memory.dreamer.chat import ChatReader
 from resolvers.memory.dreamer.chat_settings import ChatSettings
-from resolvers.memory.dreamer.loading import reader_named
+from resolvers.memory.dreamer.loading import NO_CONSOLIDATION, consolidator_of, reader_named
 from resolvers.memory.dreamer.reader import Batch, Item, PageOwner, Voice
 from resolvers.memory.dreamer.rules import RulesReader
 from tests.memory.dreamer.sample_reader import READER, QuietReader
@@ -100,3 +100,17 @@ async def test_the_readme_example_loads_and_reads(tmp_path: Path, monkeypatch: p
     answer = await reader.read(batch())
     assert [entry.item_id for entry in answer.learnings] == ["i1"]
     assert answer.learnings[0].candidates == ()
+
+
+def test_which_readers_consolidate():
+    # The rules and chat readers do; a reader of one's own only when it has a consolidate
+    # (consolidation is otherwise skipped, with NO_CONSOLIDATION as its note).
+    assert consolidator_of(reader_named("rules")) is not None
+    assert consolidator_of(reader_named("openai", CHAT)) is not None
+    assert consolidator_of(reader_named(f"{SAMPLE}:QuietReader")) is None
+
+    class Tidy(QuietReader):
+        consolidate = None
+
+    assert consolidator_of(Tidy()) is None
+    assert "cannot consolidate" in NO_CONSOLIDATION.format(name="mine:Reader")

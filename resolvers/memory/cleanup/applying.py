@@ -1,0 +1,153 @@
+"""Writing what a consolidation decided (issue 11, item 4), in the workspace's transaction: the
+pages the reader proposed changes for locked and read again (a page changed since it was read,
+trashed, or no longer one that is consolidated, is left for the next time), each page changed
+stored as one version by ``CONSOLIDATION_ACTOR``, the run recorded with every change, and its
+cost charged to its payer. A run whose reader failed is recorded too (with rules version 0: no
+rules were applied), charged what the reader spent."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from uuid import UUID, uuid4
+
+import asyncpg
+
+from db import cleanups, consolidation, dreamer_pass, memory
+from db.cleanups import ChangeRow, CleanupRow
+from db.consolidation import PageToConsolidate
+from resolvers.common import clock
+from resolvers.memory.cleanup import CONSOLIDATION_ACTOR
+from resolvers.memory.cleanup.rereading import Reading
+from resolvers.memory.cleanup.tidying import tidy
+from resolvers.memory.dreamer.consolidating import ConsolidationAnswer, PageProposals
+from resolvers.memory.dreamer.passes import PassSettings, month_of
+from resolvers.memory.dreamer.reader import ReaderError, Usage
+from resolvers.memory.dreamer.spend import cost_usd
+from resolvers.memory.writing import store
+
+# The rules version a run whose reader failed records: it applied none.
+NO_RULES = 0
+
+
+async def write(
+    conn: asyncpg.Connection,
+    reading: Reading,
+    settings: PassSettings,
+    answer: ConsolidationAnswer,
+    started: datetime,
+    rules_version: int,
+) -> CleanupRow:
+    """Apply ``answer`` to the pages as they are now, record the run and charge it."""
+    proposals = proposals_by_page(reading, answer)
+    versions = await consolidation.lock_pages(conn, sorted(proposals)) if proposals else {}
+    changes: list[ChangeRow] = []
+    moved = refused = 0
+    for page_id, (page, proposal) in proposals.items():
+        if versions.get(page_id) != page.version:
+            moved += 1
+            continue
+        made, not_applied = await _tidy_page(conn, reading, page_id, proposal)
+        changes.extend(made)
+        refused += not_applied
+    note = _note(moved, refused)
+    row = _row(reading, settings, started, answer.usage, rules_version, changes, note)
+    await cleanups.insert_cleanup(conn, row)
+    await cleanups.insert_changes(conn, row.id, changes, row.finished_at)
+    if reading.changeable:
+        await _charge(conn, reading, started, row.cost_usd)
+    return row
+
+
+def proposals_by_page(
+    reading: Reading, answer: ConsolidationAnswer
+) -> dict[UUID, tuple[PageToConsolidate, PageProposals]]:
+    """The answer's proposals for pages of the batch, with the pages as read, by page id (a
+    page answered twice: its first answer); pages not in the batch are ignored."""
+    found: dict[UUID, tuple[PageToConsolidate, PageProposals]] = {}
+    for proposal in answer.pages:
+        page = reading.pages.get(proposal.page_id)
+        if page is not None and (proposal.lines or proposal.groups):
+            found.setdefault(page.id, (page, proposal))
+    return found
+
+
+async def _tidy_page(
+    conn: asyncpg.Connection, reading: Reading, page_id: UUID, proposal: PageProposals
+) -> tuple[list[ChangeRow], int]:
+    """One locked page tidied and stored when anything changed; its changes, and how many
+    proposals were not applied."""
+    workspace_id = reading.audience.workspace_id
+    row = await memory.page_shown(conn, page_id, [], None, stored_form=True)
+    assert row is not None  # locked, live
+    tidied = tidy(row, proposal, workspace_id)
+    if not tidied.changes:
+        return [], len(tidied.refused)
+    await store(conn, workspace_id, row, tidied.lines, CONSOLIDATION_ACTOR, "modified")
+    made = list(tidied.changes)
+    if tidied.emptied:
+        made.append(ChangeRow(page_id, "page_deleted", "page_empty"))
+    return made, len(tidied.refused)
+
+
+def _note(moved: int, refused: int) -> str:
+    parts = []
+    if moved:
+        parts.append(f"{moved} page(s) changed meanwhile, left for the next time")
+    if refused:
+        parts.append(f"{refused} proposal(s) not applied")
+    return "; ".join(parts)
+
+
+def _row(
+    reading: Reading,
+    settings: PassSettings,
+    started: datetime,
+    usage: Usage,
+    rules_version: int,
+    changes: list[ChangeRow],
+    note: str,
+) -> CleanupRow:
+    audience = reading.audience
+    return CleanupRow(
+        id=uuid4(),
+        kind="consolidation",
+        audience_kind=audience.audience_kind,
+        audience_id=audience.audience_id,
+        trigger=audience.trigger,
+        reader=settings.reader_name,
+        started_at=started,
+        finished_at=clock.now(),
+        rules_version=rules_version,
+        payer_kind=reading.payer_kind,
+        payer_id=reading.payer_id,
+        pages_read=len(reading.batch.pages),
+        lines_changed=sum(change.change != "page_deleted" for change in changes),
+        pages_deleted=sum(change.change == "page_deleted" for change in changes),
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cost_usd=cost_usd(usage, settings.prices),
+        note=note,
+    )
+
+
+async def _charge(
+    conn: asyncpg.Connection, reading: Reading, started: datetime, cost: Decimal
+) -> None:
+    await dreamer_pass.charge(conn, reading.payer_kind, reading.payer_id, month_of(started), cost)
+
+
+async def failed(
+    conn: asyncpg.Connection,
+    reading: Reading,
+    settings: PassSettings,
+    error: Exception,
+    started: datetime,
+) -> CleanupRow:
+    """Record a run whose reader failed (nothing applied), charged what it spent."""
+    usage = error.usage if isinstance(error, ReaderError) else Usage()
+    why = str(error) if isinstance(error, ReaderError) else type(error).__name__
+    row = _row(reading, settings, started, usage, NO_RULES, [], f"the reader failed: {why}")
+    await cleanups.insert_cleanup(conn, row)
+    await _charge(conn, reading, started, row.cost_usd)
+    return row
