@@ -5,7 +5,7 @@ time."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from uuid import uuid4
 
 from db import removal
@@ -14,7 +14,7 @@ from resolvers.common.principals import principal_for_token
 from resolvers.memory.cleanup.weekly import review_before
 from resolvers.memory.content import MISSION_HEADING
 from resolvers.records.trash import set_trashed
-from tests.factories import company, data, gql, local, private_deal
+from tests.factories import company, data, gql, local, make_page, private_deal
 from tests.memory.cleanup.removal_world import (
     MONDAY,
     SUNDAY,
@@ -36,6 +36,8 @@ from tests.memory.cleanup.removal_world import (
     trash,
     versions,
 )
+from tests.memory.dreamer.dreaming import said
+from tests.memory.dreamer.rulebook import SOON, dream_at, mention, souvenir, texts
 
 
 async def test_each_cause_removes_its_lines_with_its_reason(pool, ws):
@@ -394,3 +396,23 @@ async def test_workspaces_are_removed_apart(pool, ws, ws2):
     assert other.workspace_id == ws2.id
     assert await kept(pool, ws2, theirs) == ["y"]
     assert len(await runs(pool, ws)) == len(await runs(pool, ws2)) == 1
+
+
+async def test_a_contexte_the_dreamer_confirmed_since_its_day_stays(pool, ws, stand):
+    acme = await company(pool, ws, "Acme")
+    old = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
+    lines = [
+        souvenir("Acme signs in March", "Scout", old, "contexte"),
+        souvenir("Acme freezes its purchases", "Scout", old, "contexte"),
+    ]
+    await make_page(pool, ws, "record", local(ws, acme), "\n".join(lines), name="Acme")
+    # The Friday before, a person says it again: the rules reader confirms the line, whose day
+    # (and review date) moves to that Friday.
+    friday = datetime(2026, 10, 30, 12, 0, tzinfo=UTC)
+    stand(friday)
+    await said(pool, ws, "member", f"Remember: {mention('Acme', acme)} signs in March", friday)
+    [report] = await dream_at(pool, ws, friday + SOON)
+    assert report.refreshed == 1
+    await remove(pool, ws)
+    assert await texts(pool, ws, "record", local(ws, acme)) == ["Acme signs in March"]
+    assert await changes(pool, ws) == [("removed", "review_passed", "Acme freezes its purchases")]
