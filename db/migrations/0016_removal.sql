@@ -24,3 +24,6 @@ REVOKE EXECUTE ON FUNCTION memory_removal_due(timestamptz, timestamptz) FROM PUB
 CREATE POLICY memory_removal_schedule ON memory_pages FOR SELECT TO CURRENT_USER USING (true);
 CREATE POLICY memory_removal_schedule ON memory_cleanups FOR SELECT TO CURRENT_USER USING (true);
 GRANT EXECUTE ON FUNCTION memory_removal_due(timestamptz, timestamptz) TO skillmem_app;
+
+-- memoryCleanups lists a workspace's runs newest first (an admin's: every audience's).
+CREATE INDEX memory_cleanups_by_time ON memory_cleanups (workspace_id, started_at DESC, id DESC);
