@@ -289,12 +289,24 @@ async def test_every_policy_pins_the_workspace_for_every_command(owner):
         "SELECT tablename, policyname, cmd, roles::text[] AS roles, qual, with_check"
         " FROM pg_policies WHERE schemaname = 'public'"
     )
-    # One exception: the Dreamer's schedule lets the tables' owner (never the application
-    # role) read every workspace's items, for dreamer_due (migration 0011).
-    [schedule] = [row for row in rows if row["policyname"] == "dreamer_schedule"]
-    assert (schedule["tablename"], schedule["cmd"]) == ("memory_items", "SELECT")
-    assert APP_ROLE not in schedule["roles"] and "public" not in schedule["roles"]
-    rows = [row for row in rows if row["policyname"] != "dreamer_schedule"]
+    # The exceptions: the Dreamer's schedule lets the tables' owner (never the application
+    # role) read every workspace's items, for dreamer_due (migration 0011), and the Monday
+    # removal's its pages and cleanup runs, for memory_removal_due (migration 0016).
+    schedules = {"dreamer_schedule", "memory_removal_schedule"}
+    found = sorted(
+        (row["policyname"], row["tablename"], row["cmd"])
+        for row in rows
+        if row["policyname"] in schedules
+    )
+    assert found == [
+        ("dreamer_schedule", "memory_items", "SELECT"),
+        ("memory_removal_schedule", "memory_cleanups", "SELECT"),
+        ("memory_removal_schedule", "memory_pages", "SELECT"),
+    ]
+    for row in rows:
+        if row["policyname"] in schedules:
+            assert APP_ROLE not in row["roles"] and "public" not in row["roles"]
+    rows = [row for row in rows if row["policyname"] not in schedules]
     by_table = {row["tablename"]: row for row in rows}
     assert len(by_table) == len(rows)
     assert set(by_table) == set(await workspace_tables(owner))
@@ -350,18 +362,23 @@ async def test_app_role_owns_no_table_and_no_function(owner):
     assert owned == []
 
 
-async def test_no_function_of_the_schema_is_security_definer_but_two(owner):
-    # A SECURITY DEFINER function runs past every policy. Two are on purpose: the full-text
-    # match (no index serves @@ under row-level security), which filters the workspace itself,
-    # and the Dreamer's schedule, which answers ids, times and counts across workspaces, never
-    # a text. Both pin their search_path, and only the application role may call them.
+async def test_no_function_of_the_schema_is_security_definer_but_three(owner):
+    # A SECURITY DEFINER function runs past every policy. Three are on purpose: the full-text
+    # match (no index serves @@ under row-level security), which filters the workspace itself;
+    # the Dreamer's schedule, which answers ids, times and counts across workspaces, never a
+    # text; and the Monday removal's, which answers workspace ids. All pin their search_path,
+    # and only the application role may call them.
     found = await owner.fetch(
         "SELECT p.proname, p.proconfig, pg_get_functiondef(p.oid) AS body,"
         " has_function_privilege('public', p.oid, 'EXECUTE') AS public_may"
         " FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
         " WHERE n.nspname = 'public' AND p.prosecdef"
     )
-    assert sorted(row["proname"] for row in found) == ["dreamer_due", "memory_line_matches"]
+    assert sorted(row["proname"] for row in found) == [
+        "dreamer_due",
+        "memory_line_matches",
+        "memory_removal_due",
+    ]
     by_name = {row["proname"]: row for row in found}
     assert "l.workspace_id = app_workspace_id()" in by_name["memory_line_matches"]["body"]
     due = await owner.prepare("SELECT * FROM dreamer_due(now(), '1 hour', '5 minutes', 20)")
@@ -372,6 +389,8 @@ async def test_no_function_of_the_schema_is_security_definer_but_two(owner):
         "due_at",
         "waiting",
     ]
+    removal = await owner.prepare("SELECT * FROM memory_removal_due(now(), now())")
+    assert [a.name for a in removal.get_attributes()] == ["workspace_id"]
     for row in found:
         assert row["proconfig"] == ["search_path=public, pg_temp"]
         assert row["public_may"] is False

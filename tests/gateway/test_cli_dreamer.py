@@ -63,16 +63,24 @@ async def test_the_passes_due_at_now_run_and_each_prints_a_line(dsn, monkeypatch
             PassReport(workspace, read=0, waiting=1, note="over its allowance"),
         ]
 
+    async def run_all(pool, now, settings):  # type: ignore[no-untyped-def]
+        seen.append((now, clock.now(), settings))
+        return ["weekly removal, workspace …"]
+
     monkeypatch.setattr(passes, "run_due", run_due)
+    # The periodic jobs run first, at the same time (each has tests of its own).
+    monkeypatch.setattr(dreamer, "run_all", run_all)
     code = await dreamer.dreamer_run(
         parse("--now", "2026-11-02T09:30:00Z"), Settings(database_url=dsn)
     )
     assert code == 0
-    # run_due was given the time, the clock stood at it meanwhile, and stands no more.
-    assert [(now, stood) for now, stood, _ in seen] == [(at, at)]
+    # run_all and run_due were given the time, the clock stood at it meanwhile, and stands no
+    # more.
+    assert [(now, stood) for now, stood, _ in seen] == [(at, at), (at, at)]
     assert isinstance(seen[0][2], PassSettings)
     assert abs(clock.now() - datetime.now(UTC)) < timedelta(seconds=5)
     assert capsys.readouterr().out.splitlines() == [
+        "weekly removal, workspace …",
         f"workspace {WS}, member {MEMBER}: read 3, waiting 0; written 2, refreshed 0, "
         "refused 1; cost $0.0012",
         f"workspace {WS}, workspace: read 0, waiting 1; written 0, refreshed 0, refused 0; "
@@ -86,7 +94,11 @@ async def test_with_nothing_due_it_says_so(dsn, monkeypatch, capsys):
     async def run_due(pool, now, settings):  # type: ignore[no-untyped-def]
         return []
 
+    async def run_all(pool, now, settings):  # type: ignore[no-untyped-def]
+        return []  # (on a Monday the real removal would print a line per workspace)
+
     monkeypatch.setattr(passes, "run_due", run_due)
+    monkeypatch.setattr(dreamer, "run_all", run_all)
     before = clock.now()
     assert await dreamer.dreamer_run(parse(), Settings(database_url=dsn)) == 0
     (line,) = capsys.readouterr().out.splitlines()
