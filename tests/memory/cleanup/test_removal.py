@@ -37,6 +37,7 @@ from tests.memory.cleanup.removal_world import (
     versions,
 )
 from tests.memory.dreamer.dreaming import said
+from tests.memory.dreamer.intake_api import meeting
 from tests.memory.dreamer.rulebook import SOON, dream_at, mention, souvenir, texts
 
 
@@ -416,3 +417,28 @@ async def test_a_contexte_the_dreamer_confirmed_since_its_day_stays(pool, ws, st
     await remove(pool, ws)
     assert await texts(pool, ws, "record", local(ws, acme)) == ["Acme signs in March"]
     assert await changes(pool, ws) == [("removed", "review_passed", "Acme freezes its purchases")]
+
+
+async def test_a_souvenir_from_a_deleted_meeting_goes(pool, ws, client):
+    acme = await company(pool, ws, "Acme")
+    recorded = await meeting(client, ws.tokens["admin"], scope="WORKSPACE", recordIds=[acme])
+    held = local(ws, data(recorded, "recordMeeting")["id"])
+    page = await page_with(
+        pool,
+        ws,
+        "record",
+        local(ws, acme),
+        [line("said in the meeting", source=("record", held)), line("said elsewhere")],
+    )
+    await remove(pool, ws)
+    assert await kept(pool, ws, page) == ["said in the meeting", "said elsewhere"]
+    gone = await gql(
+        client,
+        ws.tokens["admin"],
+        "mutation($id: ID!) { deleteMeeting(id: $id) }",
+        {"id": ws.gid(held)},
+    )
+    assert data(gone, "deleteMeeting") is True
+    await remove(pool, ws, MONDAY + timedelta(days=7))
+    assert await kept(pool, ws, page) == ["said elsewhere"]
+    assert await changes(pool, ws) == [("removed", "source_gone", "said in the meeting")]
