@@ -7,8 +7,8 @@ deleted (trashed, restorable). The rules of which line goes are one SQL query
 
 One transaction per workspace, under the workspace's removal lock: the candidates of the whole
 workspace are found in one statement, only the pages losing a line are locked (in id order, as
-a pass locks its pages), looked at again under the lock and written, in a few statements
-whatever their number; each gets one version by ``REMOVAL_ACTOR``. The run is recorded in
+a pass locks its pages), looked at again under the lock and written, in a few statements per
+CHUNK_PAGES pages; each gets one version by ``REMOVAL_ACTOR``. The run is recorded in
 memory_cleanups, one row per audience holding pages (a member's profile: that member's; every
 other page: the workspace's), with every change and its reason; a workspace whose removal ran
 this Monday is not run again that day."""
@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import cast
 from uuid import UUID, uuid4
 
@@ -31,6 +31,10 @@ from resolvers.memory.cleanup import REMOVAL_ACTOR
 from resolvers.memory.cleanup.weekly import PAGE_EMPTY, PagePlan, day_of, is_monday, plan_page
 from resolvers.memory.cleanup.weekly import review_before as review_cutoff
 from resolvers.memory.writing import next_version
+
+# The pages losing a souvenir are locked, read and written this many at a time (each statement
+# stays short and its arrays small, whatever the workspace).
+CHUNK_PAGES = 2_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,10 +82,8 @@ async def remove_in_workspace(
                 return RemovalReport(workspace_id, note="running elsewhere")
             if await removal.ran_between(conn, start, end):
                 return RemovalReport(workspace_id, note="ran already this Monday")
-            plans = await _plans(conn, now)
-            # Read while the planned pages are locked and live (an emptied one still counts).
             audiences = await removal.audiences(conn)
-            await _write(conn, workspace_id, plans, now)
+            plans = await _remove(conn, workspace_id, now)
             finished = now + timedelta(seconds=time.monotonic() - started)
             await _record(conn, audiences, plans, now, finished)
     return RemovalReport(
@@ -93,16 +95,26 @@ async def remove_in_workspace(
     )
 
 
-async def _plans(conn: asyncpg.Connection, now: datetime) -> list[PagePlan]:
-    """What the removal does to each page losing a souvenir: found over the whole workspace,
-    then again on the pages under their lock (a person or a pass may have written them
-    meanwhile), and planned on their lines as stored."""
+async def _remove(conn: asyncpg.Connection, workspace_id: UUID, now: datetime) -> list[PagePlan]:
+    """Find the candidates of the whole workspace in one statement, then plan and write the
+    pages losing a souvenir CHUNK_PAGES at a time, in id order; what was done to each."""
     today = now.astimezone(UTC).date()
     before = review_cutoff(today)
     found = await removal.candidates(conn, today, before, None)
-    if not found:
-        return []
     page_ids = sorted({candidate.page_id for candidate in found})
+    plans: list[PagePlan] = []
+    for first in range(0, len(page_ids), CHUNK_PAGES):
+        chunk = await _plans(conn, today, before, page_ids[first : first + CHUNK_PAGES])
+        await _write(conn, workspace_id, chunk, now)
+        plans.extend(chunk)
+    return plans
+
+
+async def _plans(
+    conn: asyncpg.Connection, today: date, before: date, page_ids: Sequence[UUID]
+) -> list[PagePlan]:
+    """What the removal does to these pages: locked, their candidates found again (a person
+    or a pass may have written them meanwhile), and planned on their lines as stored."""
     await removal.lock_pages(conn, page_ids)
     found = await removal.candidates(conn, today, before, page_ids)
     taken: dict[UUID, dict[str, CandidateRow]] = {}
@@ -153,6 +165,11 @@ async def _record(
     """One run per audience holding pages, and every change with its reason."""
     run_ids = {audience.member_id: uuid4() for audience in audiences}
     read = {audience.member_id: audience.pages_read for audience in audiences}
+    for plan in plans:
+        # A profile made between the audiences' count and the scan: its run all the same.
+        if plan.audience not in run_ids:
+            run_ids[plan.audience] = uuid4()
+            read[plan.audience] = sum(p.audience == plan.audience for p in plans)
     runs = [
         RunRow(
             run_id,

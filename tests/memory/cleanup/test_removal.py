@@ -11,6 +11,7 @@ from uuid import uuid4
 from db import removal
 from db.pool import begin_workspace
 from resolvers.common.principals import principal_for_token
+from resolvers.memory.cleanup import removal as removal_run
 from resolvers.memory.cleanup.weekly import review_before
 from resolvers.memory.content import MISSION_HEADING
 from resolvers.records.trash import set_trashed
@@ -442,3 +443,22 @@ async def test_a_souvenir_from_a_deleted_meeting_goes(pool, ws, client):
     await remove(pool, ws, MONDAY + timedelta(days=7))
     assert await kept(pool, ws, page) == ["said elsewhere"]
     assert await changes(pool, ws) == [("removed", "source_gone", "said in the meeting")]
+
+
+async def test_pages_are_locked_and_written_a_chunk_at_a_time(pool, ws, monkeypatch):
+    monkeypatch.setattr(removal_run, "CHUNK_PAGES", 2)
+    made = []
+    for n in range(5):
+        about = local(ws, await company(pool, ws, f"Company {n}"))
+        made.append(
+            await page_with(pool, ws, "record", about, [line("x", until=SUNDAY), line("y")])
+        )
+    report = await remove(pool, ws)
+    assert (report.lines_removed, report.pages_read) == (5, 5)
+    for page in made:
+        assert await kept(pool, ws, page) == ["y"]
+        assert (await page_state(pool, ws, page))["version"] == 3
+    [run] = await runs(pool, ws)
+    assert run["lines_changed"] == 5
+    numbers = await fetch(pool, ws, "SELECT number FROM memory_cleanup_changes ORDER BY number")
+    assert [row["number"] for row in numbers] == [1, 2, 3, 4, 5]
