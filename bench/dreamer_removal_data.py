@@ -96,7 +96,7 @@ _REMOVABLE = (
 
 _PROFILES = """
 WITH chosen AS MATERIALIZED (
-    SELECT m.id, m.name, gen_random_uuid() AS page_id FROM members m
+    SELECT m.id, m.name, md5(m.id::text || 'profile')::uuid AS page_id FROM members m
      WHERE m.workspace_id = app_workspace_id()
        AND NOT EXISTS (SELECT 1 FROM memory_pages p
                         WHERE p.workspace_id = m.workspace_id AND p.member_id = m.id)
