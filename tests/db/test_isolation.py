@@ -404,6 +404,25 @@ async def test_no_function_of_the_schema_is_security_definer_but_three(owner):
     assert {"app_begin_request", "app_begin_workspace", "record_readable"} <= names
 
 
+async def test_the_removal_schedule_answers_workspace_ids_only(pool, two):
+    a, b = two
+    async with pool.acquire() as conn, conn.transaction():
+        # The application role, in no workspace: it sees no page itself.
+        await conn.execute("SELECT set_config('role', 'skillmem_app', true)")
+        assert await conn.fetchval("SELECT count(*) FROM memory_pages") == 0
+        assert await conn.fetchval("SELECT count(*) FROM memory_cleanups") == 0
+        # Both hold pages; both had a removal run now (see fill), none a week ago.
+        week_ago = await conn.fetch(
+            "SELECT * FROM memory_removal_due(now() - interval '8 days', now() - interval '7 days')"
+        )
+        today = await conn.fetch(
+            "SELECT * FROM memory_removal_due(now() - interval '1 hour', now() + interval '1 hour')"
+        )
+    assert {a.id, b.id} <= {row["workspace_id"] for row in week_ago}
+    assert [list(row.keys()) for row in week_ago[:1]] == [["workspace_id"]]
+    assert not {a.id, b.id} & {row["workspace_id"] for row in today}
+
+
 async def test_the_search_match_sees_one_workspace_only(pool, two):
     a, b = two
     async with pool.acquire() as conn, conn.transaction():
