@@ -16,6 +16,7 @@ this Monday is not run again that day."""
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -163,22 +164,21 @@ async def _record(
     finished: datetime,
 ) -> None:
     """One run per audience holding pages, and every change with its reason."""
-    run_ids = {audience.member_id: uuid4() for audience in audiences}
     read = {audience.member_id: audience.pages_read for audience in audiences}
+    removed: Counter[UUID | None] = Counter()
+    deleted: Counter[UUID | None] = Counter()
+    planned: Counter[UUID | None] = Counter()
     for plan in plans:
-        # A profile made between the audiences' count and the scan: its run all the same.
-        if plan.audience not in run_ids:
-            run_ids[plan.audience] = uuid4()
-            read[plan.audience] = sum(p.audience == plan.audience for p in plans)
+        removed[plan.audience] += len(plan.removed)
+        deleted[plan.audience] += plan.emptied
+        planned[plan.audience] += 1
+    # A profile made between the audiences' count and the scan: its run all the same.
+    for audience, pages in planned.items():
+        read.setdefault(audience, pages)
+    run_ids = {audience: uuid4() for audience in read}
     runs = [
-        RunRow(
-            run_id,
-            member_id,
-            read.get(member_id, 0),
-            sum(len(p.removed) for p in plans if p.audience == member_id),
-            sum(p.emptied for p in plans if p.audience == member_id),
-        )
-        for member_id, run_id in run_ids.items()
+        RunRow(run_id, audience, read[audience], removed[audience], deleted[audience])
+        for audience, run_id in run_ids.items()
     ]
     changes: list[RemovedRow] = []
     for plan in plans:
