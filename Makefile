@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: install run test check fmt schema bench bench-skills bench-memory bench-turns bench-dreamer \
-	bench-data
+	bench-dreamer-removal bench-data
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -47,6 +47,10 @@ bench-turns: $(STAMP)
 
 bench-dreamer: $(STAMP)
 	$(BIN)/python -m bench.dreamer
+
+# The Monday removal over the bench workspace's 50,000 pages; ARGS="--pages 300" for a smoke run.
+bench-dreamer-removal: $(STAMP)
+	$(BIN)/python -m bench.dreamer_removal $(ARGS)
 
 bench-data: $(STAMP)
 	$(BIN)/python -m bench.generate

@@ -256,6 +256,13 @@ async def meeting_of(
     return MeetingRow(**dict(row)) if row else None
 
 
+async def delete_meeting(conn: asyncpg.Connection, meeting_id: UUID, meeting_object: UUID) -> bool:
+    """Delete a meeting's record (its transcript, links and item go with it); False when there
+    was none."""
+    found = await conn.fetchval(Q["delete_meeting"], meeting_id, meeting_object)
+    return found is not None
+
+
 async def insert_meeting(conn: asyncpg.Connection, new: MeetingRow) -> None:
     """Store a meeting's transcript and its linked records (its record exists)."""
     await conn.execute(

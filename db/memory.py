@@ -9,6 +9,7 @@ from typing import Any
 from uuid import UUID
 
 import asyncpg
+import orjson
 
 from db.sql import queries
 
@@ -230,6 +231,30 @@ async def add_version(conn: asyncpg.Connection, version: NewVersion) -> int:
         version.content,
     )
     return number
+
+
+async def add_versions(conn: asyncpg.Connection, versions: Sequence[NewVersion]) -> None:
+    """Move many pages to their next version in one statement (``add_version`` for each,
+    without the numbers); every version is by one actor at one time."""
+    if not versions:
+        return
+    first = versions[0]
+    if any(v.actor != first.actor or v.at != first.at for v in versions):
+        raise ValueError("versions stored together share their actor and time")
+    await conn.execute(
+        Q["add_versions"],
+        [v.page_id for v in versions],
+        [v.version_id for v in versions],
+        [v.trashed for v in versions],
+        [v.operation for v in versions],
+        [orjson.dumps([line.stored() for line in v.lines]).decode() for v in versions],
+        [v.content for v in versions],
+        first.actor.kind,
+        first.actor.id,
+        first.actor.name,
+        first.actor.session_id,
+        first.at,
+    )
 
 
 @dataclass(frozen=True, slots=True)

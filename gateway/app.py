@@ -133,6 +133,7 @@ def routes(settings: Settings) -> list[BaseRoute]:
         Route("/tenant/settings", memory.patch_settings, methods=["PATCH"]),
         Route("/agents/sessions/{id}/messages", dreamer.post_message, methods=["POST"]),
         Route("/v1/meetings", dreamer.post_meeting, methods=["POST"]),
+        Route("/v1/meetings/{id}", dreamer.delete_meeting, methods=["DELETE"]),
         Route("/skills/import", skills.import_skills, methods=["POST"]),
         Route("/skills/export", skills.export_skills, methods=["POST"]),
         Route("/healthz", health.healthz, methods=["GET"]),

@@ -9,7 +9,8 @@ from uuid import UUID
 import asyncpg
 from strawberry.dataloader import DataLoader
 
-from db import identity, records
+from db import cleanup_runs, identity, records
+from resolvers.memory.cleanup.visible import changes_of_runs
 
 
 @dataclass(slots=True)
@@ -21,6 +22,8 @@ class Loaders:
     records_by_ids: DataLoader[UUID, records.RecordRow | None]
     # Keyed by (record id, how many entries): one statement per page size asked for.
     changes_by_records: DataLoader[tuple[UUID, int], list[records.ChangeRow]]
+    # Keyed by (cleanup run id, how many, after which number).
+    changes_by_cleanups: DataLoader[tuple[UUID, int, int], list[cleanup_runs.ChangeRow]]
 
 
 def make_loaders(conn: asyncpg.Connection, readable: list[UUID], person: UUID | None) -> Loaders:
@@ -47,9 +50,15 @@ def make_loaders(conn: asyncpg.Connection, readable: list[UUID], person: UUID | 
                 found[(change.record_id, limit)].append(change)
         return [found[key] for key in keys]
 
+    async def load_cleanup_changes(
+        keys: Sequence[tuple[UUID, int, int]],
+    ) -> list[list[cleanup_runs.ChangeRow]]:
+        return await changes_of_runs(conn, readable, person, keys)
+
     return Loaders(
         members_by_ids=DataLoader(load_fn=load_members),
         last_changes_by_records=DataLoader(load_fn=load_last_changes),
         records_by_ids=DataLoader(load_fn=load_records),
         changes_by_records=DataLoader(load_fn=load_changes),
+        changes_by_cleanups=DataLoader(load_fn=load_cleanup_changes),
     )

@@ -179,3 +179,9 @@ VALUES (app_workspace_id(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $
 RETURNING id, external_id, runner_kind, agent_id, routine_id, owner_id, scope, conversation_id,
           parent_run_id, mission, messages, retried, failed_before, answered_after_mission,
           started_at, created_at;
+
+-- name: delete_meeting
+-- Deletes a meeting's record ($2: the meeting object), with its transcript, links and item.
+DELETE FROM records
+ WHERE workspace_id = app_workspace_id() AND id = $1 AND object_id = $2
+RETURNING id;

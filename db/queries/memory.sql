@@ -116,3 +116,26 @@ RETURNING number;
 -- name: lines_shown
 -- Stored lines (versions', as JSON) as one reader sees them, like page_shown's.
 SELECT memory_lines_shown($1, $2, $3, $4);
+
+-- name: add_versions
+-- Moves many pages to their next version at once ($3 trashed or not, by page) and records
+-- each version ($5: its lines as JSON text), all made by one actor at one time.
+WITH v AS (
+    SELECT *
+      FROM unnest($1::uuid[], $2::uuid[], $3::boolean[], $4::text[], $5::text[], $6::text[])
+           AS v(page_id, version_id, trashed, operation, lines, content)
+),
+page AS (
+    UPDATE memory_pages p
+       SET version = p.version + 1,
+           updated_at = $11,
+           trashed_at = CASE WHEN v.trashed THEN COALESCE(p.trashed_at, $11) END
+      FROM v
+     WHERE p.workspace_id = app_workspace_id() AND p.id = v.page_id
+    RETURNING p.id, p.version
+)
+INSERT INTO memory_versions (workspace_id, page_id, number, id, operation, actor_kind, actor_id,
+                             actor_name, session_id, lines, content_sha256, created_at)
+SELECT app_workspace_id(), v.page_id, page.version, v.version_id, v.operation, $7, $8, $9, $10,
+       v.lines::jsonb, encode(sha256(convert_to(v.content, 'UTF8')), 'hex'), $11
+  FROM v JOIN page ON page.id = v.page_id;

@@ -1,8 +1,9 @@
 """The plain routes of the Dreamer's sources: a conversation's message (the seed's
-``POST /agents/sessions/{id}/messages``) and a meeting (``POST /v1/meetings``). Each parses its
-JSON object, calls one resolver and answers 201 with what was stored, or 200 with what a
-re-send names (stored before: nothing new). A field of the wrong kind does not stop the
-checks: the resolver lists its problem with every other of the body (DESIGN §8)."""
+``POST /agents/sessions/{id}/messages``) and a meeting (``POST /v1/meetings``; and
+``DELETE /v1/meetings/{id}``). Each parses its JSON object, calls one resolver and answers 201
+with what was stored, or 200 with what a re-send names (stored before: nothing new). A field
+of the wrong kind does not stop the checks: the resolver lists its problem with every other of
+the body (DESIGN §8)."""
 
 from __future__ import annotations
 
@@ -207,3 +208,14 @@ async def post_meeting(request: Request) -> Response:
         return domain_error_response(error)
     body = meeting_json(found, principal.workspace_id)
     return json_response(body, 200 if found.replayed else 201)
+
+
+async def delete_meeting(request: Request) -> Response:
+    """DELETE /v1/meetings/{id}: delete a meeting the caller may read; 200 with its id."""
+    principal = request.scope["principal"]
+    try:
+        meeting_id = ids.decode(request.path_params["id"], "Record", principal.workspace_id)
+        await meetings.delete_meeting(request.scope["db"], principal, meeting_id)
+    except DomainError as error:
+        return domain_error_response(error)
+    return json_response({"id": request.path_params["id"], "deleted": True})

@@ -13,7 +13,8 @@ from datetime import datetime
 
 import asyncpg
 
-from resolvers.memory.cleanup import consolidation
+from gateway.worker.reports import removal_line
+from resolvers.memory.cleanup import consolidation, removal
 from resolvers.memory.dreamer.passes import PassSettings
 
 log = logging.getLogger("skillmem.worker")
@@ -32,10 +33,24 @@ class Periodic:
     run: PeriodicRun
 
 
+# The Monday removal: each hour of a Monday (UTC), so that a run that failed or was missed
+# (a worker restarting at 00:05) is made that same day; each workspace's runs at most once a
+# Monday (its runs are recorded), so the later hours find nothing to do.
+REMOVAL_JOB = "memory.removal"
+REMOVAL_CRON = "5 * * * 1"
+
+
+async def weekly_removal(pool: asyncpg.Pool, now: datetime, settings: PassSettings) -> list[str]:
+    """The Monday removal at ``now`` (nothing on another day): code alone, the passes' reader
+    is never called."""
+    return [removal_line(report) for report in await removal.run_removal(pool, now)]
+
+
 def periodic_jobs() -> tuple[Periodic, ...]:
     """Every periodic job, in the order `skillmem dreamer run` runs them (mail first: the
     exchanges it opens are then read by the passes of the same run)."""
     return (
+        Periodic(REMOVAL_JOB, REMOVAL_CRON, weekly_removal),
         Periodic(
             consolidation.CONSOLIDATION_JOB,
             consolidation.CONSOLIDATION_CRON,

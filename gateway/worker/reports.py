@@ -1,10 +1,12 @@
-"""What a pass did, in one line (the worker's log, `skillmem dreamer run`)."""
+"""What a pass or a Monday removal did, in one line (the worker's log, `skillmem dreamer
+run`): ids and counts, never a text."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from decimal import Decimal
 
+from resolvers.memory.cleanup.removal import RemovalReport
 from resolvers.memory.dreamer.passes import PassReport
 
 
@@ -26,4 +28,14 @@ def counts(reports: Sequence[PassReport]) -> str:
     return (
         f"read {total('read')}, waiting {total('waiting')}; written {total('written')}, "
         f"refreshed {total('refreshed')}, refused {total('refused')}; cost ${cost}"
+    )
+
+
+def removal_line(report: RemovalReport) -> str:
+    """The workspace, what its Monday removal did, and its note."""
+    note = f" ({report.note})" if report.note else ""
+    return (
+        f"weekly removal, workspace {report.workspace_id}: {report.audiences} audiences,"
+        f" {report.pages_read} pages read, {report.lines_removed} souvenirs removed,"
+        f" {report.pages_deleted} pages deleted{note}"
     )

@@ -19,12 +19,26 @@ from resolvers.memory.reading import Page, page_content, shown_souvenirs
 def may_read(principal: Principal, row: PageRow) -> bool:
     """A record page by whoever reads its record; a member's profile by that member only; an
     agent's, a routine's or the workspace's profile by every caller whose role reads memory."""
-    if not principal.may("read", row.memory_object_id):
+    return may_read_page(
+        principal, row.memory_object_id, row.about_kind, row.subject_readable, row.member_id
+    )
+
+
+def may_read_page(
+    principal: Principal,
+    memory_object_id: UUID,
+    about_kind: str,
+    subject_readable: bool,
+    member_id: UUID | None,
+) -> bool:
+    """``may_read`` from the facts it needs: the page's memory object, what it is about,
+    whether the caller reads its record, and whose profile it is."""
+    if not principal.may("read", memory_object_id):
         return False
-    if row.about_kind == "record":
-        return row.subject_readable
-    if row.about_kind == "member":
-        return principal.person_id is not None and principal.person_id == row.member_id
+    if about_kind == "record":
+        return subject_readable
+    if about_kind == "member":
+        return principal.person_id is not None and principal.person_id == member_id
     return True
 
 

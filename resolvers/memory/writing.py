@@ -7,6 +7,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from datetime import datetime
 from uuid import UUID, uuid4
 
 import asyncpg
@@ -112,15 +113,14 @@ async def store(
         lines, operation = [], "deleted"
     now = clock.now()
     await memory.replace_lines(conn, row.id, lines)
-    version = NewVersion(
-        page_id=row.id,
-        version_id=uuid4(),
-        operation=operation,
-        actor=actor,
-        lines=lines,
-        content=content_of(lines, workspace_id, stored_form=True),
+    version = next_version(
+        workspace_id,
+        row.id,
+        lines,
+        actor,
+        operation,
+        now,
         trashed=emptied,
-        at=now,
         rolled_back_from=rolled_back_from,
     )
     try:
@@ -132,4 +132,30 @@ async def store(
         ) from None
     return replace(
         row, version=number, updated_at=now, trashed_at=now if emptied else None, lines=lines
+    )
+
+
+def next_version(
+    workspace_id: UUID,
+    page_id: UUID,
+    lines: Sequence[LineRow],
+    actor: Actor,
+    operation: str,
+    at: datetime,
+    *,
+    trashed: bool = False,
+    rolled_back_from: int | None = None,
+) -> NewVersion:
+    """A page's next version holding ``lines``, with the stored content its hash is taken of
+    (``trashed``: it leaves the page in the trash)."""
+    return NewVersion(
+        page_id=page_id,
+        version_id=uuid4(),
+        operation=operation,
+        actor=actor,
+        lines=lines,
+        content=content_of(lines, workspace_id, stored_form=True),
+        trashed=trashed,
+        at=at,
+        rolled_back_from=rolled_back_from,
     )

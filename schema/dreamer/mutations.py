@@ -8,6 +8,7 @@ from datetime import datetime
 import strawberry
 from strawberry.types import Info
 
+from resolvers.common import ids
 from resolvers.memory.dreamer import meetings, messages, runs
 from schema.context import Context
 from schema.dreamer.types import (
@@ -167,6 +168,17 @@ class DreamerMutation:
             ),
         )
         return RecordedMeeting.from_row(found, ctx.principal.workspace_id)
+
+    @strawberry.mutation(
+        description="Delete a meeting you may read (your role's right to delete meetings):"
+        " its record, transcript and links; souvenirs it was the source of go at the next"
+        " Monday removal."
+    )
+    async def delete_meeting(self, info: Info[Context, None], id: strawberry.ID) -> bool:
+        ctx = info.context
+        local = ids.decode(id, "Record", ctx.principal.workspace_id)
+        await meetings.delete_meeting(ctx.conn, ctx.principal, local)
+        return True
 
     @strawberry.mutation(
         description="Record an agent's or a routine's run; read when retried, failed before"

@@ -1,4 +1,5 @@
-"""What the Dreamer read and decided, and what it spent: memoryItems and memorySpend."""
+"""What the Dreamer read and decided, what it spent, and what memory's cleanups changed:
+memoryItems, memorySpend and memoryCleanups."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from strawberry.types import Info
 
 from db.dreamer_items import ItemRow, SpendRow
 from resolvers.common import ids
+from resolvers.memory.cleanup import visible as cleanups_visible
 from resolvers.memory.dreamer import visible
 from schema.context import Context
+from schema.dreamer.cleanups import MemoryCleanup, MemoryCleanupKind, MemoryCleanupsPage
 from schema.dreamer.types import MemoryItemStatus
 
 
@@ -160,3 +163,31 @@ class DreamerQuery:
         ctx = info.context
         rows = await visible.memory_spend(ctx.conn, ctx.principal, month)
         return [MemorySpend.from_row(row, ctx.principal.workspace_id) for row in rows]
+
+    @strawberry.field(
+        description="Memory's cleanup runs (the Monday removal, consolidations) with their"
+        " changes and reasons: your own profile's, or with `workspace: true` (admins) every"
+        " run; a change's page and text only when you may read that page."
+    )
+    async def memory_cleanups(
+        self,
+        info: Info[Context, None],
+        kind: MemoryCleanupKind | None = None,
+        workspace: bool = False,
+        first: int | None = None,
+        after: str | None = None,
+    ) -> MemoryCleanupsPage:
+        ctx = info.context
+        found = await cleanups_visible.memory_cleanups(
+            ctx.conn,
+            ctx.principal,
+            kind=kind.value if kind else None,
+            every=workspace,
+            first=first,
+            after=after,
+        )
+        ws = ctx.principal.workspace_id
+        return MemoryCleanupsPage(
+            cleanups=[MemoryCleanup.from_row(row, ws) for row in found.runs],
+            end_cursor=found.end_cursor,
+        )

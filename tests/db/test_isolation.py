@@ -291,10 +291,13 @@ async def test_every_policy_pins_the_workspace_for_every_command(owner):
     )
     # The exceptions: the schedules let the tables' owner (never the application role) read
     # every workspace's rows of the tables they read: the Dreamer's items for dreamer_due
-    # (migration 0011), and consolidation's pages, versions, runs, spend and settings for
-    # consolidation_due (migration 0017).
+    # (migration 0011), the Monday removal's pages and cleanup runs for memory_removal_due
+    # (0016), and consolidation's pages, versions, runs, spend and settings for
+    # consolidation_due (0017).
     schedules = {
         ("dreamer_schedule", "memory_items"),
+        ("memory_removal_schedule", "memory_cleanups"),
+        ("memory_removal_schedule", "memory_pages"),
         *(
             ("consolidation_schedule", table)
             for table in (
@@ -368,12 +371,13 @@ async def test_app_role_owns_no_table_and_no_function(owner):
     assert owned == []
 
 
-async def test_no_function_of_the_schema_is_security_definer_but_three(owner):
-    # A SECURITY DEFINER function runs past every policy. Three are on purpose: the full-text
-    # match (no index serves @@ under row-level security), which filters the workspace itself,
+async def test_no_function_of_the_schema_is_security_definer_but_the_listed_ones(owner):
+    # A SECURITY DEFINER function runs past every policy. These are on purpose: the full-text
+    # match (no index serves @@ under row-level security), which filters the workspace itself;
     # the Dreamer's schedule, which answers ids, times and counts across workspaces, never a
-    # text, and consolidation's, which answers ids, times and a trigger word. Each pins its
-    # search_path, and only the application role may call them.
+    # text; the Monday removal's, which answers workspace ids; and consolidation's, which
+    # answers ids, times and a trigger word. Each pins its search_path, and only the
+    # application role may call them.
     found = await owner.fetch(
         "SELECT p.proname, p.proconfig, pg_get_functiondef(p.oid) AS body,"
         " has_function_privilege('public', p.oid, 'EXECUTE') AS public_may"
@@ -384,6 +388,7 @@ async def test_no_function_of_the_schema_is_security_definer_but_three(owner):
         "consolidation_due",
         "dreamer_due",
         "memory_line_matches",
+        "memory_removal_due",
     ]
     by_name = {row["proname"]: row for row in found}
     assert "l.workspace_id = app_workspace_id()" in by_name["memory_line_matches"]["body"]
@@ -406,6 +411,8 @@ async def test_no_function_of_the_schema_is_security_definer_but_three(owner):
         "last_run_at",
         "consolidated_at",
     ]
+    removal = await owner.prepare("SELECT * FROM memory_removal_due(now(), now())")
+    assert [a.name for a in removal.get_attributes()] == ["workspace_id"]
     for row in found:
         assert row["proconfig"] == ["search_path=public, pg_temp"]
         assert row["public_may"] is False
@@ -417,6 +424,25 @@ async def test_no_function_of_the_schema_is_security_definer_but_three(owner):
         )
     }
     assert {"app_begin_request", "app_begin_workspace", "record_readable"} <= names
+
+
+async def test_the_removal_schedule_answers_workspace_ids_only(pool, two):
+    a, b = two
+    async with pool.acquire() as conn, conn.transaction():
+        # The application role, in no workspace: it sees no page itself.
+        await conn.execute("SELECT set_config('role', 'skillmem_app', true)")
+        assert await conn.fetchval("SELECT count(*) FROM memory_pages") == 0
+        assert await conn.fetchval("SELECT count(*) FROM memory_cleanups") == 0
+        # Both hold pages; both had a removal run now (see fill), none a week ago.
+        week_ago = await conn.fetch(
+            "SELECT * FROM memory_removal_due(now() - interval '8 days', now() - interval '7 days')"
+        )
+        today = await conn.fetch(
+            "SELECT * FROM memory_removal_due(now() - interval '1 hour', now() + interval '1 hour')"
+        )
+    assert {a.id, b.id} <= {row["workspace_id"] for row in week_ago}
+    assert [list(row.keys()) for row in week_ago[:1]] == [["workspace_id"]]
+    assert not {a.id, b.id} & {row["workspace_id"] for row in today}
 
 
 async def test_the_search_match_sees_one_workspace_only(pool, two):

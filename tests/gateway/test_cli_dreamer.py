@@ -70,16 +70,24 @@ async def test_the_passes_due_at_now_run_and_each_prints_a_line(dsn, monkeypatch
             PassReport(workspace, read=0, waiting=1, note="over its allowance"),
         ]
 
+    async def run_all(pool, now, settings):  # type: ignore[no-untyped-def]
+        seen.append((now, clock.now(), settings))
+        return ["weekly removal, workspace …"]
+
     monkeypatch.setattr(passes, "run_due", run_due)
+    # The periodic jobs run first, at the same time (each has tests of its own).
+    monkeypatch.setattr(dreamer, "run_all", run_all)
     code = await dreamer.dreamer_run(
         parse("--now", "2026-11-02T09:30:00Z"), Settings(database_url=dsn)
     )
     assert code == 0
-    # run_due was given the time, the clock stood at it meanwhile, and stands no more.
-    assert [(now, stood) for now, stood, _ in seen] == [(at, at)]
+    # run_all and run_due were given the time, the clock stood at it meanwhile, and stands no
+    # more.
+    assert [(now, stood) for now, stood, _ in seen] == [(at, at), (at, at)]
     assert isinstance(seen[0][2], PassSettings)
     assert abs(clock.now() - datetime.now(UTC)) < timedelta(seconds=5)
     assert capsys.readouterr().out.splitlines() == [
+        "weekly removal, workspace …",
         f"workspace {WS}, member {MEMBER}: read 3, waiting 0; written 2, refreshed 0, "
         "refused 1; cost $0.0012",
         f"workspace {WS}, workspace: read 0, waiting 1; written 0, refreshed 0, refused 0; "
@@ -129,6 +137,7 @@ async def test_dreamer_run_leaves_an_owner_whose_pass_runs_elsewhere(dsn, pool, 
 
 async def test_dreamer_run_runs_the_real_pass_end_to_end(new_database, capsys):
     # A database of its own: `dreamer run` runs every pass due, in every workspace.
+    # A Tuesday: the Monday removal does not run (its own tests show it in `dreamer run`).
     url = str(await new_database())
     conn = await connect(url)
     await apply_migrations(conn)
@@ -137,7 +146,7 @@ async def test_dreamer_run_runs_the_real_pass_end_to_end(new_database, capsys):
     try:
         ws = await make_workspace(pool, "Cli")
         acme = await company(pool, ws, "Acme")
-        said_at = datetime(2026, 11, 2, 9, 30, tzinfo=UTC)
+        said_at = datetime(2026, 11, 3, 9, 30, tzinfo=UTC)
         clock.set_clock(lambda: said_at)
         try:
             async with pool.acquire() as conn, conn.transaction():
@@ -147,10 +156,10 @@ async def test_dreamer_run_runs_the_real_pass_end_to_end(new_database, capsys):
         finally:
             clock.set_clock(None)
         # Not due a minute later; a few minutes later the pass writes on Acme's page.
-        early = parse("--now", "2026-11-02T09:31:00Z")
+        early = parse("--now", "2026-11-03T09:31:00Z")
         assert await dreamer.dreamer_run(early, Settings(database_url=url)) == 0
         assert capsys.readouterr().out.startswith("0 passes due at ")
-        later = parse("--now", "2026-11-02T09:36:00Z")
+        later = parse("--now", "2026-11-03T09:36:00Z")
         assert await dreamer.dreamer_run(later, Settings(database_url=url)) == 0
         first, total = capsys.readouterr().out.splitlines()
         assert first.startswith(f"workspace {ws.id}, member {ws.members['member']}: read 1,")
@@ -164,7 +173,7 @@ async def test_dreamer_run_runs_the_real_pass_end_to_end(new_database, capsys):
             )
         assert [row["text"] for row in texts] == ["Acme wants every message in French."]
         # The next run consolidates the workspace's pages, never consolidated yet, first.
-        again = parse("--now", "2026-11-02T09:40:00Z")
+        again = parse("--now", "2026-11-03T09:40:00Z")
         assert await dreamer.dreamer_run(again, Settings(database_url=url)) == 0
         consolidated, total = capsys.readouterr().out.splitlines()
         assert consolidated == (

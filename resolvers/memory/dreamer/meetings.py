@@ -10,6 +10,10 @@ validation problem.
 
 Its item waits when the meeting is linked to records (it is read for them), else it is not
 read (``no_linked_records``). Its page owner and payer: the owner, or the workspace.
+
+``deleteMeeting`` and ``DELETE /v1/meetings/{id}`` delete one the caller may read, with the
+role's right to delete meetings: its record, transcript, links and item. Souvenirs it was the
+source of are then from a source gone, and the Monday removal takes them.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import asyncpg
 from db import dreamer, records
 from db.dreamer import ItemRow, MeetingRow, NewItem
 from resolvers.common import clock
-from resolvers.common.errors import Code, DomainError, Problem, invalid
+from resolvers.common.errors import Code, DomainError, Problem, invalid, not_found
 from resolvers.common.principals import Principal
 from resolvers.memory.dreamer.intake import (
     Named,
@@ -170,3 +174,21 @@ def _item(meeting: MeetingRow, now: datetime) -> NewItem:
         reason=status.reason,
         meeting_id=meeting.meeting_id,
     )
+
+
+async def delete_meeting(conn: asyncpg.Connection, principal: Principal, meeting_id: UUID) -> None:
+    """Delete a meeting the caller may read, with their role's right to delete meetings;
+    NOT_FOUND when they may not read it (or it is no meeting), FORBIDDEN without the right."""
+    meeting_object = await records.object_id(conn, MEETING_OBJECT)
+    found = await records.record_targets(
+        conn, [meeting_id], [], principal.readable_objects, principal.person_id
+    )
+    row = found[0] if found else None
+    if meeting_object is None or row is None or row.object_id != meeting_object:
+        raise not_found("meeting")
+    if not row.readable:
+        raise not_found("meeting")
+    if not principal.may("delete", meeting_object):
+        raise DomainError(Code.FORBIDDEN, "Your role may not delete meetings.")
+    if not await dreamer.delete_meeting(conn, meeting_id, meeting_object):
+        raise not_found("meeting")
