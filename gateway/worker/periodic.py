@@ -14,6 +14,7 @@ from datetime import datetime
 import asyncpg
 
 from resolvers.memory.dreamer.passes import PassSettings
+from resolvers.memory.mail import exchanges
 
 log = logging.getLogger("skillmem.worker")
 
@@ -34,7 +35,14 @@ class Periodic:
 def periodic_jobs() -> tuple[Periodic, ...]:
     """Every periodic job, in the order `skillmem dreamer run` runs them (mail first: the
     exchanges it opens are then read by the passes of the same run)."""
-    return ()
+    return (Periodic(exchanges.JOB_NAME, exchanges.JOB_CRON, open_mail_exchanges),)
+
+
+async def open_mail_exchanges(
+    pool: asyncpg.Pool, now: datetime, settings: PassSettings
+) -> list[str]:
+    """The hourly mail job: every workspace's exchanges due at ``now`` opened, each an item."""
+    return exchanges.lines(await exchanges.open_due(pool, now))
 
 
 async def run_all(
