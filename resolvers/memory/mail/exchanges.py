@@ -83,10 +83,12 @@ async def open_due(
 
 
 def lines(opened: Opened) -> list[str]:
-    """What the job did, for the log and the command line: one line per workspace, a total."""
-    found = [f"mail: {n} exchange(s) opened in {ws}" for ws, n in opened.by_workspace.items()]
-    found.append(f"mail: {opened.total} exchange(s) opened at {opened.at.isoformat()}")
-    return found
+    """What the job did, for the log and the command line: one line per workspace where it
+    opened exchanges (none when it opened none)."""
+    return [
+        f"mail: workspace {ws}: {n} exchange(s) opened at {opened.at.isoformat()}"
+        for ws, n in opened.by_workspace.items()
+    ]
 
 
 # Why a waiting mail item is not read after all (a pass finds it so).

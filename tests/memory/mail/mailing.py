@@ -91,9 +91,7 @@ def important(external_id: str, at: datetime, **more: Any) -> MessageInput:
 
 def reply(external_id: str, at: datetime, ws: Workspace, who: str = "member", **more: Any):
     """A reply sent from ``who``'s own address."""
-    return message(
-        external_id, at, filed="sent", sender=address(ws, who), category=None, **more
-    )
+    return message(external_id, at, filed="sent", sender=address(ws, who), category=None, **more)
 
 
 def attachment(name: str, contents: bytes) -> AttachmentInput:

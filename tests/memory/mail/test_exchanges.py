@@ -6,8 +6,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import asyncpg
 import pytest
 
+from db.pool import SerialConnection, api_dsn, init_connection, keep_session
+from db.sql import queries
+from resolvers.common import clock
+from resolvers.memory.mail import exchanges
 from tests.memory.mail.mailing import (
     exchanges_of,
     important,
@@ -263,3 +268,51 @@ async def test_running_the_job_again_at_the_same_time_opens_nothing_twice(pool, 
     assert await open_at(pool, ws, LATER) == 0
     assert await open_at(pool, ws, LATER + timedelta(hours=1)) == 0
     assert len(await exchanges_of(pool, ws)) == 1
+
+
+async def test_mailboxes_with_nothing_to_open_cost_the_job_no_statement(dsn, pool, ws, ws2):
+    boxes = [await mailbox(pool, ws, None, external_id=f"b{n}") for n in range(30)]
+    for n, box in enumerate(boxes):
+        # Quiet too short, not important, deleted, out of reach: nothing to open.
+        kinds = [
+            important(f"m{n}", LATER - timedelta(minutes=30)),
+            message(f"m{n}", T0),
+            important(f"m{n}", T0, deleted=True),
+            important(f"m{n}", T0 - timedelta(days=31)),
+        ]
+        await post(pool, ws, box, [kinds[n % 4]], LATER)
+    other = await mailbox(pool, ws2, None)
+    await post(pool, ws2, other, [message("x", T0)], T0)
+    await post(pool, ws, boxes[1], [important("due", T0, thread="t9")], T0)
+    sent: list[str] = []
+
+    async def init(conn: asyncpg.Connection) -> None:
+        await init_connection(conn)
+        conn.add_query_logger(lambda record: sent.append(record.query))
+
+    counting = await asyncpg.create_pool(
+        api_dsn(dsn),
+        min_size=1,
+        max_size=1,
+        init=init,
+        connection_class=SerialConnection,
+        reset=keep_session,
+    )
+    try:
+        clock.set_clock(lambda: LATER)
+        opened = await exchanges.open_due(counting, LATER, workspaces={ws.id})
+    finally:
+        await counting.close()
+    assert opened.total == 1
+    # One transaction lists the workspaces to open in; one opens this workspace's exchanges.
+    named = {text: name for name, text in queries("mail").items()}
+    assert [named.get(s.strip(), s.split()[0].rstrip(";").upper()) for s in sent] == [
+        "BEGIN",
+        "SELECT",  # the application role
+        "due_workspaces",
+        "COMMIT",
+        "BEGIN",
+        "SELECT",  # the workspace
+        "open_exchanges",
+        "COMMIT",
+    ]

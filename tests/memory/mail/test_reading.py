@@ -48,7 +48,9 @@ async def verdicts_of(pool, ws):
     rows = await exchanges_of(pool, ws)
     return {
         row["opening"]: [(v["verdict"], v["reason"]) for v in item["verdicts"]]
-        for row, item in zip(rows, await items_of(pool, ws, [r["item_id"] for r in rows]), strict=True)
+        for row, item in zip(
+            rows, await items_of(pool, ws, [r["item_id"] for r in rows]), strict=True
+        )
     }
 
 
@@ -186,7 +188,7 @@ async def test_attachments_and_quoted_history_never_reach_the_reader(pool, ws, a
     [batch] = reader.calls
     [item] = batch.items
     sent = batch.model_dump_json()
-    assert "QUOTED-HISTORY" not in sent and "Please sign\"" not in sent
+    assert "QUOTED-HISTORY" not in sent and 'Please sign"' not in sent
     assert "CONTENTS-OF-THE-CONTRACT" not in sent
     assert "Q09OVEVOVFM" not in sent  # nor its base64
     assert item.kind == "mail" and item.context == "Subject: Contract for Acme"
