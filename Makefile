@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: install run test check fmt schema bench bench-skills bench-memory bench-turns bench-dreamer \
-	bench-data
+	bench-dreamer-mail bench-data
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -47,6 +47,9 @@ bench-turns: $(STAMP)
 
 bench-dreamer: $(STAMP)
 	$(BIN)/python -m bench.dreamer
+
+bench-dreamer-mail: $(STAMP)
+	$(BIN)/python -m bench.dreamer_mail
 
 bench-data: $(STAMP)
 	$(BIN)/python -m bench.generate

@@ -14,9 +14,10 @@ from tests.factories import codes, company, data, gql, private_deal, problems
 from tests.memory.dreamer.intake_api import admin_key
 from tests.memory.mail.mailing import box_gid, mailbox
 
-RECORD_MAIL = """mutation($b: ID!, $m: [MailMessageInput!]!) { recordMail(mailboxId: $b, messages: $m) {
-  mailboxId messages { id externalId threadId filed category important at subject deleted
-  replayed recordIds attachments { name size sha256 } } } }"""
+RECORD_MAIL = """mutation($b: ID!, $m: [MailMessageInput!]!) {
+  recordMail(mailboxId: $b, messages: $m) { mailboxId messages {
+  id externalId threadId filed category important at subject deleted replayed recordIds
+  attachments { name size sha256 } } } }"""
 RECORD = "query($id: ID!) { record(id: $id) { id label visibility object } }"
 AT = "2026-03-02T09:00:00+00:00"
 
