@@ -203,6 +203,7 @@ async def run_job(dsn: str) -> list[dict[str, Any]]:
         reset=keep_session,
     )
     named = {text: f"mail.{name}" for name, text in queries("mail").items()}
+    named[queries("dreamer")["lock_source"]] = "dreamer.lock_source"
     found = []
     clock.set_clock(lambda: NOW)
     try:

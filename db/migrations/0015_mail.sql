@@ -230,7 +230,8 @@ RETURNS TABLE (workspace_id uuid, mailbox_id uuid, thread_id text, opening_id uu
                last_at timestamptz, quiet_since timestamptz)
 LANGUAGE sql STABLE
 AS $$
-    WITH candidate AS (
+    -- Materialized: each step runs once, whatever the planner guesses of the tables' sizes.
+    WITH candidate AS MATERIALIZED (
         SELECT DISTINCT c.workspace_id, c.mailbox_id, c.thread_id, r.reads_from
           FROM mail_messages c
           JOIN mailboxes b ON b.workspace_id = c.workspace_id AND b.id = c.mailbox_id
@@ -241,7 +242,7 @@ AS $$
            AND NOT EXISTS (SELECT 1 FROM mail_exchanges x
                             WHERE x.workspace_id = c.workspace_id AND x.opening_id = c.id)
     ),
-    thread AS (
+    thread AS MATERIALIZED (
         SELECT c.*,
                (SELECT max(t.sent_at) FROM mail_messages t
                  WHERE t.workspace_id = c.workspace_id AND t.mailbox_id = c.mailbox_id
@@ -255,12 +256,14 @@ AS $$
                count(*) FILTER (WHERE t.filed = 'received' AND t.category = 'direct'
                                   AND t.important) OVER w AS part
           FROM thread h
-          JOIN mail_messages t
-            ON t.workspace_id = h.workspace_id AND t.mailbox_id = h.mailbox_id
-           AND t.thread_id = h.thread_id
+         CROSS JOIN LATERAL (
+                SELECT t.* FROM mail_messages t
+                 WHERE t.workspace_id = h.workspace_id AND t.mailbox_id = h.mailbox_id
+                   AND t.thread_id = h.thread_id AND NOT t.deleted
+                   AND t.classified_at >= p_now - p_reach
+                   AND t.sent_at >= COALESCE(h.reads_from, '-infinity')
+                OFFSET 0) t  -- each quiet thread's own messages, by its index
          WHERE h.quiet_since <= p_now - p_quiet
-           AND NOT t.deleted AND t.classified_at >= p_now - p_reach
-           AND t.sent_at >= COALESCE(h.reads_from, '-infinity')
         WINDOW w AS (PARTITION BY t.workspace_id, t.mailbox_id, t.thread_id
                      ORDER BY t.sent_at, t.id)
     ),

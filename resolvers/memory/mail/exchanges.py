@@ -15,7 +15,8 @@ Each exchange becomes one item of ``memory_items`` (kind ``mail``): the mailbox 
 to them, paid by them, their ``memory.shareWithTeam``), or the workspace's for a shared
 mailbox. The rules are SQL, written once (``mail_openable``, migration 0015): one statement
 lists the workspaces with exchanges to open (``mail_due``: ids, times and counts), then one
-transaction per such workspace opens its exchanges with their items in one statement; a
+transaction per such workspace (under its lock: two runs at once never pass the caps) opens its
+exchanges with their items in one statement; a
 mailbox with nothing to open costs no statement of its own. Running the job again at the same
 time opens nothing twice.
 """
@@ -30,7 +31,7 @@ from uuid import UUID
 
 import asyncpg
 
-from db import mail
+from db import dreamer, mail
 from db.mail import MailRules
 from db.pool import begin_workspace
 
@@ -76,6 +77,8 @@ async def open_due(
                 continue
             async with conn.transaction():
                 await begin_workspace(conn, due.workspace_id)
+                # One job at a time per workspace (a worker's, `dreamer run`'s): the caps hold.
+                await dreamer.lock_source(conn, f"{due.workspace_id}:mail-job")
                 count = await mail.open_exchanges(conn, now, rules)
             if count:
                 opened[str(due.workspace_id)] = count

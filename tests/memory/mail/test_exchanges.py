@@ -4,6 +4,7 @@ mail, the 30 days, deleted mail, a mail in two mailboxes, learnFromEmail, the ca
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 import asyncpg
@@ -306,6 +307,7 @@ async def test_mailboxes_with_nothing_to_open_cost_the_job_no_statement(dsn, poo
     assert opened.total == 1
     # One transaction lists the workspaces to open in; one opens this workspace's exchanges.
     named = {text: name for name, text in queries("mail").items()}
+    named[queries("dreamer")["lock_source"]] = "lock_source"
     assert [named.get(s.strip(), s.split()[0].rstrip(";").upper()) for s in sent] == [
         "BEGIN",
         "SELECT",  # the application role
@@ -313,6 +315,19 @@ async def test_mailboxes_with_nothing_to_open_cost_the_job_no_statement(dsn, poo
         "COMMIT",
         "BEGIN",
         "SELECT",  # the workspace
+        "lock_source",
         "open_exchanges",
         "COMMIT",
     ]
+
+
+async def test_two_runs_at_once_open_each_exchange_once_within_the_caps(pool, ws):
+    box = await mailbox(pool, ws)
+    threads = [important(f"m{n}", T0, thread=f"t{n}") for n in range(60)]
+    await post(pool, ws, box, threads, T0)
+    clock.set_clock(lambda: LATER)
+    runs = await asyncio.gather(
+        *(exchanges.open_due(pool, LATER, workspaces={ws.id}) for _ in range(3))
+    )
+    assert sorted(run.total for run in runs) == [0, 0, 50]
+    assert len(await exchanges_of(pool, ws)) == 50
