@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: install run test check fmt schema bench bench-skills bench-memory bench-turns bench-dreamer \
-	bench-dreamer-removal bench-data
+	bench-dreamer-mail bench-dreamer-removal bench-data
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -47,6 +47,11 @@ bench-turns: $(STAMP)
 
 bench-dreamer: $(STAMP)
 	$(BIN)/python -m bench.dreamer
+
+# The hourly mail job over 10,000 mailboxes; ARGS="--mailboxes 200 --workspaces 2 --rounds 1"
+# for a smoke run.
+bench-dreamer-mail: $(STAMP)
+	$(BIN)/python -m bench.dreamer_mail $(ARGS)
 
 # The Monday removal over the bench workspace's 50,000 pages; ARGS="--pages 300" for a smoke run.
 bench-dreamer-removal: $(STAMP)

@@ -35,6 +35,9 @@ class ItemRow:
     text: str | None
     proposal_id: UUID | None
     meeting_id: UUID | None
+    # A mail item's exchange: mailbox_id, mailbox_name, thread_id, opened_at, quiet_since,
+    # first_at, last_at.
+    exchange: dict[str, Any] | None
     verdicts: list[dict[str, Any]]
 
 
@@ -65,6 +68,8 @@ async def items(
         values = dict(row)
         raw = values["verdicts"]
         values["verdicts"] = orjson.loads(raw) if isinstance(raw, str | bytes) else raw
+        raw = values["exchange"]
+        values["exchange"] = orjson.loads(raw) if isinstance(raw, str | bytes) else raw
         found.append(ItemRow(**values))
     return found
 

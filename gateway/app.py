@@ -18,7 +18,7 @@ from starlette.staticfiles import StaticFiles
 from db.embedded import start_embedded
 from db.migrate import apply_migrations
 from db.pool import api_dsn, connect, create_pool
-from gateway.http import dreamer, health, memory, records, responses, skills
+from gateway.http import dreamer, health, mail, memory, records, responses, skills
 from gateway.http.auth import PrincipalMiddleware
 from gateway.http.graphiql import GRAPHIQL_HTML
 from gateway.http.graphql import GraphQLEndpoint
@@ -134,6 +134,8 @@ def routes(settings: Settings) -> list[BaseRoute]:
         Route("/agents/sessions/{id}/messages", dreamer.post_message, methods=["POST"]),
         Route("/v1/meetings", dreamer.post_meeting, methods=["POST"]),
         Route("/v1/meetings/{id}", dreamer.delete_meeting, methods=["DELETE"]),
+        Route("/v1/mailboxes", mail.post_mailbox, methods=["POST"]),
+        Route("/v1/mailboxes/{id}/messages", mail.post_messages, methods=["POST"]),
         Route("/skills/import", skills.import_skills, methods=["POST"]),
         Route("/skills/export", skills.export_skills, methods=["POST"]),
         Route("/healthz", health.healthz, methods=["GET"]),

@@ -11,6 +11,7 @@ from schema.dreamer.mutations import DreamerMutation
 from schema.dreamer.queries import DreamerQuery
 from schema.identity.mutations import IdentityMutation
 from schema.identity.queries import IdentityQuery
+from schema.mail.mutations import MailMutation
 from schema.memory.mutations import MemoryMutation
 from schema.memory.queries import MemoryQuery
 from schema.records.mutations import RecordsMutation
@@ -28,7 +29,14 @@ class Query(
 
 
 @strawberry.type
-class Mutation(IdentityMutation, RecordsMutation, SkillsMutation, MemoryMutation, DreamerMutation):
+class Mutation(
+    IdentityMutation,
+    RecordsMutation,
+    SkillsMutation,
+    MemoryMutation,
+    DreamerMutation,
+    MailMutation,
+):
     pass
 
 

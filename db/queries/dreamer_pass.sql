@@ -2,7 +2,10 @@
 -- One page owner's waiting items ($1 kind, $2 id), deferred ones too (the pass decides what
 -- its payer's allowance lets it read), locked for this pass (another pass skips them), in
 -- reading order (mail last), with what their sources say (a run's: the names of its messages'
--- speakers by id).
+-- speakers by id; a mail exchange's: its window's messages, each with the member whose own
+-- words it is, its attachments' names only, never its quoted history; and why it is no longer
+-- to be read: its important mail deleted, or its personal mailbox's learnFromEmail off now or
+-- turned on again since it was received).
 SELECT i.id, i.kind, i.private_to, i.payer_kind, i.payer_id, i.share_with_team, i.urgent,
        i.said_at, i.arrived_at, i.proposal_id, i.meeting_id,
        m.text AS message_text, m.speaker_kind AS message_speaker_kind,
@@ -25,8 +28,28 @@ SELECT i.id, i.kind, i.private_to, i.payer_kind, i.payer_id, i.share_with_team, 
             ON n.id = (e->>'speakerId')::uuid) AS run_speaker_names,
        p.text AS proposal_text, p.proposer_kind, p.proposer_id, p.proposer_name,
        p.record_id AS proposal_record_id, p.on_behalf_of,
+       x.opening_id AS mail_opening_id, xb.kind AS mailbox_kind, xb.owner_id AS mailbox_owner_id,
+       xo.subject AS mail_subject,
+       CASE WHEN x.id IS NULL THEN NULL WHEN xo.deleted THEN 'mail_deleted'
+            WHEN NOT xr.read OR xo.sent_at < COALESCE(xr.reads_from, '-infinity')
+            THEN 'learn_from_email_off' END AS mail_closed,
+       (SELECT jsonb_agg(jsonb_build_object(
+                   'id', w.id, 'at', w.sent_at, 'filed', w.filed, 'from', w.from_address,
+                   'name', w.from_name, 'text', w.text, 'member', a.id, 'member_name', a.name,
+                   'attachments', (SELECT COALESCE(jsonb_agg(e->'name'), '[]')
+                                     FROM jsonb_array_elements(w.attachments) e))
+                 ORDER BY w.sent_at, w.id)
+          FROM mail_window(x) w
+          LEFT JOIN members a ON a.workspace_id = w.workspace_id AND a.id = mail_author(w, xb))
+           AS mail_messages,
+       ARRAY(SELECT l.record_id FROM mail_window(x) w
+               JOIN mail_message_links l
+                 ON l.workspace_id = w.workspace_id AND l.message_id = w.id
+              GROUP BY l.record_id
+              ORDER BY min(w.sent_at), min(l.position)) AS mail_records,
        COALESCE(length(m.text), length(t.transcript), length(u.mission) + length(u.messages::text),
-                length(p.text), 0) AS text_length
+                length(p.text), (SELECT sum(length(w.text)) FROM mail_window(x) w),
+                0) AS text_length
   FROM memory_items i
   LEFT JOIN conversation_messages m ON m.workspace_id = i.workspace_id AND m.id = i.message_id
   LEFT JOIN conversations c ON c.workspace_id = m.workspace_id AND c.id = m.conversation_id
@@ -35,6 +58,10 @@ SELECT i.id, i.kind, i.private_to, i.payer_kind, i.payer_id, i.share_with_team, 
   LEFT JOIN runs u ON u.workspace_id = i.workspace_id AND u.id = i.run_id
   LEFT JOIN conversations uc ON uc.workspace_id = u.workspace_id AND uc.id = u.conversation_id
   LEFT JOIN memory_proposals p ON p.workspace_id = i.workspace_id AND p.id = i.proposal_id
+  LEFT JOIN mail_exchanges x ON x.workspace_id = i.workspace_id AND x.id = i.exchange_id
+  LEFT JOIN mailboxes xb ON xb.workspace_id = x.workspace_id AND xb.id = x.mailbox_id
+  LEFT JOIN mail_messages xo ON xo.workspace_id = x.workspace_id AND xo.id = x.opening_id
+  LEFT JOIN LATERAL mailbox_reading(xb) xr ON x.id IS NOT NULL
  WHERE i.workspace_id = app_workspace_id() AND i.status = 'waiting'
    AND i.owner_kind = $1 AND i.owner_id IS NOT DISTINCT FROM $2
  ORDER BY i.kind = 'mail', i.arrived_at, i.id

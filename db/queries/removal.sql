@@ -61,10 +61,9 @@ source AS (
            -- THE one place saying whether a line's source still exists: true, false (gone),
            -- or NULL (it cannot be checked: the line is kept).
            CASE l.source_kind
-               -- A record (a meeting, any record): gone once its row is. MAIL (issue 11,
-               -- item 1, built beside this): a mail its mailbox marked deleted is gone too;
-               -- add that condition here ("AND NOT <src's mail is marked deleted>").
-               WHEN 'record' THEN src.id IS NOT NULL
+               -- A record (a meeting, any record): gone once its row is; a mail its mailbox
+               -- marked deleted is gone too (its record stays, the mail is never read again).
+               WHEN 'record' THEN src.id IS NOT NULL AND NOT COALESCE(mm.deleted, false)
                -- The member who owns the private conversation or proposal.
                WHEN 'conversation' THEN cm.id IS NOT NULL
            END AS source_exists
@@ -72,6 +71,7 @@ source AS (
       JOIN memory_lines l ON l.workspace_id = app_workspace_id() AND l.page_id = p.id
       LEFT JOIN records src
         ON l.source_kind = 'record' AND src.workspace_id = l.workspace_id AND src.id = l.source_id
+      LEFT JOIN mail_messages mm ON mm.workspace_id = src.workspace_id AND mm.id = src.id
       LEFT JOIN members cm
         ON l.source_kind = 'conversation' AND cm.workspace_id = l.workspace_id
        AND cm.id = l.source_id

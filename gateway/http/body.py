@@ -10,6 +10,7 @@ from starlette.types import Message, Receive
 
 from gateway.http.dreamer import MAX_MEETING_BODY_BYTES, MAX_MESSAGE_BODY_BYTES
 from gateway.http.graphql import MAX_BODY_BYTES as MAX_GRAPHQL_BODY_BYTES
+from gateway.http.mail import MAX_MAIL_BODY_BYTES
 from gateway.http.records import MAX_RECORDS_BODY_BYTES
 from gateway.http.responses import MAX_JSON_BODY_BYTES
 from resolvers.skills.archive.limits import MAX_ARCHIVE_BYTES
@@ -25,6 +26,7 @@ ROUTE_BODY_CAPS = {
 # ... and the routes with a parameter in their path.
 ROUTE_PATTERN_BODY_CAPS = (
     (re.compile(r"/agents/sessions/[^/]+/messages"), MAX_MESSAGE_BODY_BYTES),
+    (re.compile(r"/v1/mailboxes/[^/]+/messages"), MAX_MAIL_BODY_BYTES),
 )
 # A body may take the settings' body_read_timeout, plus one second for each
 # MIN_UPLOAD_BYTES_PER_SECOND it declares: an honest slow upload of a large archive arrives, an

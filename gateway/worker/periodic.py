@@ -16,6 +16,7 @@ import asyncpg
 from gateway.worker.reports import removal_line
 from resolvers.memory.cleanup import consolidation, removal
 from resolvers.memory.dreamer.passes import PassSettings
+from resolvers.memory.mail import exchanges
 
 log = logging.getLogger("skillmem.worker")
 
@@ -50,6 +51,7 @@ def periodic_jobs() -> tuple[Periodic, ...]:
     """Every periodic job, in the order `skillmem dreamer run` runs them (mail first: the
     exchanges it opens are then read by the passes of the same run)."""
     return (
+        Periodic(exchanges.JOB_NAME, exchanges.JOB_CRON, open_mail_exchanges),
         Periodic(REMOVAL_JOB, REMOVAL_CRON, weekly_removal),
         Periodic(
             consolidation.CONSOLIDATION_JOB,
@@ -57,6 +59,13 @@ def periodic_jobs() -> tuple[Periodic, ...]:
             consolidation.run_periodic,
         ),
     )
+
+
+async def open_mail_exchanges(
+    pool: asyncpg.Pool, now: datetime, settings: PassSettings
+) -> list[str]:
+    """The hourly mail job: every workspace's exchanges due at ``now`` opened, each an item."""
+    return exchanges.lines(await exchanges.open_due(pool, now))
 
 
 async def run_all(

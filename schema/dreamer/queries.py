@@ -18,6 +18,7 @@ from resolvers.memory.dreamer import visible
 from schema.context import Context
 from schema.dreamer.cleanups import MemoryCleanup, MemoryCleanupKind, MemoryCleanupsPage
 from schema.dreamer.types import MemoryItemStatus
+from schema.mail.types import MailExchange
 
 
 @strawberry.enum(description="What a pass did with one learning.")
@@ -74,6 +75,9 @@ class MemoryItem:
     payer_kind: str = strawberry.field(description="member or workspace.")
     payer_name: str | None
     cost_usd: str | None = strawberry.field(description="Its share of its pass's cost.")
+    exchange: MailExchange | None = strawberry.field(
+        description="A mail item's exchange (its mailbox, thread and window), when you can open it."
+    )
     verdicts: list[MemoryVerdict]
 
     @classmethod
@@ -96,6 +100,7 @@ class MemoryItem:
             payer_kind=row.payer_kind,
             payer_name=row.payer_name,
             cost_usd=row.cost_usd,
+            exchange=MailExchange.from_item(row, workspace_id) if shown else None,
             verdicts=[MemoryVerdict.from_row(v, workspace_id, shown) for v in row.verdicts],
         )
 

@@ -230,7 +230,8 @@ class MemoryPreferences:
         description="When sharing was last turned on."
     )
     learn_from_email_on_since: datetime | None = strawberry.field(
-        description="When learning from mail was last turned on: mail before it is never read."
+        description="When learning from mail was last turned on (never turned off: when the"
+        " member joined). Once it was turned off, mail received before this is never read."
     )
 
     @classmethod

@@ -7,19 +7,24 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from uuid import UUID
 
 import asyncpg
 import httpx
 import pytest
 
+from db import mail as db_mail
 from db.identity import insert_actor
 from db.pool import begin_workspace, create_pool
 from gateway.app import create_app
 from resolvers.common import ids
-from resolvers.common.principals import principal_for_token, token_hash
+from resolvers.common.principals import Principal, principal_for_token, token_hash
 from resolvers.memory import proposals, settings
 from resolvers.memory.dreamer import meetings, messages, runs
+from resolvers.memory.mail import exchanges, mailboxes
+from resolvers.memory.mail import messages as mail
+from resolvers.memory.mail.checks import MailboxInput, MessageInput
 from resolvers.records.workspaces import create_object, grant_standard_roles
 from resolvers.skills import writing
 from resolvers.skills.versions import NewFile
@@ -61,6 +66,10 @@ EXPECTED_TABLES = {
     "memory_spend",
     "memory_cleanups",
     "memory_cleanup_changes",
+    "mailboxes",
+    "mail_messages",
+    "mail_message_links",
+    "mail_exchanges",
 }
 
 # The documented exception: the job queue of the Dreamer's workers (migration 0012, pgqueuer's
@@ -200,8 +209,36 @@ async def _dreamer_rows(conn: asyncpg.Connection, ws: Workspace, acme: str, pref
         "run1", f"{prefix} said", routine_id=ws.gid(routine, "Routine"), retried=True
     )
     await runs.record_run(conn, admin, given_run)
+    await _mail_rows(conn, ws, admin, acme, prefix)
     await conn.execute(PASS_ROWS, ws.members["member"], f"{prefix} said")
     await conn.execute(CLEANUP_ROWS, ws.members["member"], f"{prefix} removed")
+
+
+async def _mail_rows(
+    conn: asyncpg.Connection, ws: Workspace, admin: Principal, acme: str, prefix: str
+) -> None:
+    """A personal mailbox with an important mail linked to Acme, and the exchange the hourly
+    job opens on it with its item."""
+    box = await mailboxes.create_mailbox(
+        conn,
+        admin,
+        MailboxInput("box", "personal", f"{prefix} mail", ws.gid(ws.members["member"], "Member")),
+    )
+    now = datetime.now(UTC)
+    given = MessageInput(
+        "m1",
+        "t1",
+        "received",
+        "carol@client.example",
+        now - timedelta(hours=3),
+        subject=f"{prefix} renewal",
+        text=f"{prefix} said",
+        category="direct",
+        important=True,
+        record_ids=[acme],
+    )
+    await mail.record_mail(conn, admin, ws.gid(box.mailbox.id, "Mailbox"), [given])
+    assert await db_mail.open_exchanges(conn, now, exchanges.rules_at(now)) == 1
 
 
 @pytest.fixture
@@ -291,11 +328,21 @@ async def test_every_policy_pins_the_workspace_for_every_command(owner):
     )
     # The exceptions: the schedules let the tables' owner (never the application role) read
     # every workspace's rows of the tables they read: the Dreamer's items for dreamer_due
-    # (migration 0011), the Monday removal's pages and cleanup runs for memory_removal_due
-    # (0016), and consolidation's pages, versions, runs, spend and settings for
-    # consolidation_due (0017).
+    # (migration 0011), what mail_due reads (0015), the Monday removal's pages and cleanup runs
+    # for memory_removal_due (0016), and consolidation's pages, versions, runs, spend and
+    # settings for consolidation_due (0017).
     schedules = {
         ("dreamer_schedule", "memory_items"),
+        *(
+            ("mail_schedule", table)
+            for table in (
+                "mailboxes",
+                "mail_messages",
+                "mail_exchanges",
+                "members",
+                "member_preferences",
+            )
+        ),
         ("memory_removal_schedule", "memory_cleanups"),
         ("memory_removal_schedule", "memory_pages"),
         *(
@@ -313,7 +360,7 @@ async def test_every_policy_pins_the_workspace_for_every_command(owner):
     assert {(row["policyname"], row["tablename"]) for row in found} == schedules
     assert len(found) == len(schedules)
     for schedule in found:
-        assert schedule["cmd"] == "SELECT"
+        assert schedule["cmd"] == "SELECT" and schedule["qual"] == "true"
         assert APP_ROLE not in schedule["roles"] and "public" not in schedule["roles"]
     rows = [row for row in rows if not row["policyname"].endswith("_schedule")]
     by_table = {row["tablename"]: row for row in rows}
@@ -374,10 +421,10 @@ async def test_app_role_owns_no_table_and_no_function(owner):
 async def test_no_function_of_the_schema_is_security_definer_but_the_listed_ones(owner):
     # A SECURITY DEFINER function runs past every policy. These are on purpose: the full-text
     # match (no index serves @@ under row-level security), which filters the workspace itself;
-    # the Dreamer's schedule, which answers ids, times and counts across workspaces, never a
-    # text; the Monday removal's, which answers workspace ids; and consolidation's, which
-    # answers ids, times and a trigger word. Each pins its search_path, and only the
-    # application role may call them.
+    # the Dreamer's and the mail job's schedules, which answer ids, times and counts across
+    # workspaces, never a text; the Monday removal's, which answers workspace ids; and
+    # consolidation's, which answers ids, times and a trigger word. Each pins its search_path,
+    # and only the application role may call them.
     found = await owner.fetch(
         "SELECT p.proname, p.proconfig, pg_get_functiondef(p.oid) AS body,"
         " has_function_privilege('public', p.oid, 'EXECUTE') AS public_may"
@@ -387,6 +434,7 @@ async def test_no_function_of_the_schema_is_security_definer_but_the_listed_ones
     assert sorted(row["proname"] for row in found) == [
         "consolidation_due",
         "dreamer_due",
+        "mail_due",
         "memory_line_matches",
         "memory_removal_due",
     ]
@@ -413,6 +461,14 @@ async def test_no_function_of_the_schema_is_security_definer_but_the_listed_ones
     ]
     removal = await owner.prepare("SELECT * FROM memory_removal_due(now(), now())")
     assert [a.name for a in removal.get_attributes()] == ["workspace_id"]
+    mail_due = await owner.prepare(
+        "SELECT * FROM mail_due(now(), '2 hours', '30 days', now(), now(), 50, 300)"
+    )
+    assert [a.name for a in mail_due.get_attributes()] == [
+        "workspace_id",
+        "openable",
+        "quiet_since",
+    ]
     for row in found:
         assert row["proconfig"] == ["search_path=public, pg_temp"]
         assert row["public_may"] is False

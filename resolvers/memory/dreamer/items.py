@@ -1,7 +1,7 @@
 """What each waiting item says, from its stored source (issue 10, items 1 and 5): its text,
 who spoke, the person it belongs to, the agent or routine involved, the records it is linked
-to (mentioned, attached, the meeting's, the proposal's: never a record guessed from a name),
-and the source a souvenir learned from it names. Pure: rows in, facts out."""
+to (mentioned, attached, the meeting's, the proposal's, the mail's: never a record guessed
+from a name), and the source a souvenir learned from it names. Pure: rows in, facts out."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from uuid import UUID
 
 from resolvers.common import ids
 from resolvers.common.errors import DomainError
+from resolvers.memory.mail import window
 from resolvers.turns.cards import MENTION
 
 # How a speaker with no stored identity is named (a meeting nobody owns), and a run message's
@@ -71,6 +72,8 @@ def source_of(row: Mapping[str, Any], workspace_id: UUID) -> Source:
         return _run(row, workspace_id)
     if kind == "proposal":
         return _proposal(row, workspace_id)
+    if kind == "mail":
+        return _mail(row)
     raise ValueError(f"no source of kind {kind!r} is read by this pass")
 
 
@@ -170,4 +173,33 @@ def _proposal(row: Mapping[str, Any], workspace_id: UUID) -> Source:
         records=tuple(records),
         source_kind="conversation" if person else None,
         source_id=person,
+    )
+
+
+def _mail(row: Mapping[str, Any]) -> Source:
+    """A mail exchange: its window's messages, each line opening with who wrote it (a member's
+    own words by name, anyone else by address); its subject is context. Its speaker: the first
+    member whose own words it holds (a personal mailbox: its owner), else the important mail's
+    sender, an outsider. Its person is a personal mailbox's owner (a shared one: none); a
+    souvenir learned from it names the important mail's record. Never its quoted history nor
+    its attachments' contents: the row holds neither."""
+    messages = window.window_messages(row["mail_messages"])
+    author = window.first_author(messages)
+    if author is not None:
+        speaker = Speaker("member", author.member)
+    else:
+        opening = next((m for m in messages if m.id == row["mail_opening_id"]), None)
+        sender = opening or (messages[0] if messages else None)
+        name = sender.label if sender is not None else UNNAMED_PERSON
+        speaker = Speaker("outsider", None, name)
+    return Source(
+        text=window.exchange_text(messages),
+        speaker=speaker,
+        person=row["mailbox_owner_id"],
+        agent=None,
+        routine=None,
+        records=tuple(dict.fromkeys(row["mail_records"] or ())),
+        source_kind="record",
+        source_id=row["mail_opening_id"],
+        context=window.subject_line(row["mail_subject"]),
     )

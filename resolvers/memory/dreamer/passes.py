@@ -33,6 +33,7 @@ from resolvers.memory.dreamer.reader import Reader, ReaderAnswer, ReaderError
 from resolvers.memory.dreamer.rules import RulesReader
 from resolvers.memory.dreamer.spend import Prices, cost_usd
 from resolvers.memory.dreamer.verdicts import decide
+from resolvers.memory.mail import exchanges
 from resolvers.memory.settings import (
     DEFAULT_PERSON_MONTHLY_LIMIT_USD,
     DEFAULT_TENANT_MONTHLY_LIMIT_USD,
@@ -152,6 +153,7 @@ async def _pass(conn: asyncpg.Connection, owner: DueOwner, settings: PassSetting
     async with conn.transaction():
         await begin_workspace(conn, owner.workspace_id)
         rows = await dreamer_pass.waiting_items(conn, owner.owner_kind, owner.owner_id)
+        rows = await exchanges.without_closed(conn, rows)
         if not rows:
             return PassReport(owner, note="nothing waiting")
         facts = await dreamer_pass.workspace_facts(conn)

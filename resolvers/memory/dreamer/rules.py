@@ -1,7 +1,8 @@
 """The default ``rules`` reader (issue 10, item 5): deterministic, no network, costs nothing.
 
 Conservative: from each item it learns at most one thing, and only from an explicit request to
-remember or correct (``cues.asks_to_remember``) or a proposal; it refuses (proposes nothing
+remember or correct (``cues.asks_to_remember``) or a proposal (a run or a mail: from one line
+of one of its speakers); it refuses (proposes nothing
 for) questions, tasks, logs and sensitive topics; it types by cue words; when in doubt about
 the subject, it says "nothing" (code then refuses the learning: ``no_subject``). Its
 consolidation (issue 11) is as careful: it merges exact duplicates and retypes a line only when
@@ -41,8 +42,10 @@ from resolvers.memory.dreamer.reader import (
     PageLine,
     ReaderAnswer,
     Usage,
+    Voice,
 )
 from resolvers.memory.dreamer.routing import most_specific_of
+from resolvers.memory.mail.window import said_lines
 from resolvers.turns.cards import MENTION
 
 RULES_READER = "rules"
@@ -101,6 +104,37 @@ def learn(
             ):
                 return found
         return ()
+    if item.kind == "mail":
+        return learn_mail(item, lines, records)
+    return _learn_said(item, lines, records)
+
+
+def learn_mail(
+    item: Item, lines: Sequence[PageLine] = (), records: Sequence[LinkedRecord] = ()
+) -> tuple[Candidate, ...]:
+    """A mail exchange teaches from what one of its writers said, line by line: the item's
+    speaker's own lines as theirs, an outsider's as an outsider's (a voice code does not know,
+    never about themselves: an outsider has no profile here); what names no subject is about
+    the records the mail is linked to (the most specific)."""
+    speaker = item.speaker.name if item.speaker.id is not None else None
+    for label, said in said_lines(item.text, speaker):
+        voice = item.speaker if label is None else Voice(kind="person", id=None, name=label)
+        line_item = item.model_copy(update={"text": said, "speaker": voice})
+        found = _learn_said(line_item, lines, records, linked=True)
+        if found and not (label is not None and found[0].about.kind == "speaker"):
+            return found
+    return ()
+
+
+def _learn_said(
+    item: Item,
+    lines: Sequence[PageLine] = (),
+    records: Sequence[LinkedRecord] = (),
+    *,
+    linked: bool = False,
+) -> tuple[Candidate, ...]:
+    """The one candidate what a person said teaches (``linked``: about the item's linked
+    records when it names no other subject)."""
     if item.kind != "proposal" and not asks_to_remember(item.text):
         return ()
     marked, standing = strip_cues(item.text)
@@ -111,6 +145,8 @@ def learn(
     text = _readable(marked)
     kind = souvenir_type(bare, standing=standing)
     subject = about(marked, bare, item, consigne=kind == "consigne", records=records)
+    if linked and subject.kind == "nothing" and item.record_ids:
+        subject = _linked_record(item, records)
     if kind == "préférence" and subject.kind == "record":
         # What a record (a client, a contact) wants from us is how we deal with it, not the
         # speaker's own taste: a relation, which its page keeps (seed 000's cookbook finds
@@ -124,6 +160,14 @@ def learn(
         confirms=_confirmed(text, lines),
     )
     return (candidate,)
+
+
+def _linked_record(item: Item, records: Sequence[LinkedRecord]) -> About:
+    """The record an item is linked to, the most specific of several (unrelated ones: in
+    doubt, nothing)."""
+    found = list(dict.fromkeys(item.record_ids))
+    chosen = found[0] if len(found) == 1 else most_specific_of(found, {r.id: r for r in records})
+    return About(kind="record", id=chosen) if chosen else About(kind="nothing")
 
 
 def own_lines(item: Item) -> list[str]:

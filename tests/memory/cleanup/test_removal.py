@@ -10,6 +10,7 @@ from uuid import uuid4
 
 from db import removal
 from db.pool import begin_workspace
+from resolvers.common import clock
 from resolvers.common.principals import principal_for_token
 from resolvers.memory.cleanup import removal as removal_run
 from resolvers.memory.cleanup.weekly import review_before
@@ -40,6 +41,7 @@ from tests.memory.cleanup.removal_world import (
 from tests.memory.dreamer.dreaming import said
 from tests.memory.dreamer.intake_api import meeting
 from tests.memory.dreamer.rulebook import SOON, dream_at, mention, souvenir, texts
+from tests.memory.mail.mailing import important, mailbox, post
 
 
 async def test_each_cause_removes_its_lines_with_its_reason(pool, ws):
@@ -462,3 +464,31 @@ async def test_pages_are_locked_and_written_a_chunk_at_a_time(pool, ws, monkeypa
     assert run["lines_changed"] == 5
     numbers = await fetch(pool, ws, "SELECT number FROM memory_cleanup_changes ORDER BY number")
     assert [row["number"] for row in numbers] == [1, 2, 3, 4, 5]
+
+
+async def test_a_souvenir_from_a_mail_its_mailbox_deleted_goes(pool, ws):
+    box = await mailbox(pool, ws, owner=None)
+    sent_at = MONDAY - timedelta(days=3)
+    try:  # posting stands the clock at the mail's time
+        posted = await post(pool, ws, box, [important("m1", sent_at)], sent_at)
+    finally:
+        clock.set_clock(None)
+    mail = posted.messages[0].message.id
+    acme = await company(pool, ws, "Acme")
+    page = await page_with(
+        pool,
+        ws,
+        "record",
+        local(ws, acme),
+        [line("said in the mail", source=("record", mail)), line("said elsewhere")],
+    )
+    await remove(pool, ws)
+    assert await kept(pool, ws, page) == ["said in the mail", "said elsewhere"]
+    # The mailbox deletes the mail: its record stays, the mail is gone as a source.
+    try:
+        await post(pool, ws, box, [important("m1", sent_at, deleted=True)], sent_at)
+    finally:
+        clock.set_clock(None)
+    await remove(pool, ws, MONDAY + timedelta(days=7))
+    assert await kept(pool, ws, page) == ["said elsewhere"]
+    assert await changes(pool, ws) == [("removed", "source_gone", "said in the mail")]

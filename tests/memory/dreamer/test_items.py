@@ -78,3 +78,53 @@ def test_a_speaker_who_is_gone_is_named_by_kind():
     source = source_of(_run_row([_said("member", gone, "user", "Stop.")]), WS)
     assert source.text == f"{UNNAMED_PERSON}: Stop."
     assert source.speaker == Speaker("member", gone)
+
+
+# A mail exchange ---------------------------------------------------------------------------------
+
+OPENING = uuid4()
+
+
+def _mail_row(messages: list[dict[str, Any]], owner: UUID | None = CLAIRE) -> dict[str, Any]:
+    return {
+        "kind": "mail",
+        "mail_messages": messages,
+        "mail_opening_id": OPENING,
+        "mailbox_owner_id": owner,
+        "mail_records": [ACME, GLOBEX, ACME],
+        "mail_subject": "Renewal",
+    }
+
+
+def _mail(ident: UUID, text: str, member: UUID | None = None) -> dict[str, Any]:
+    return {
+        "id": str(ident),
+        "from": "claire@acme.example" if member else "bob@client.example",
+        "name": None if member else "Bob",
+        "text": text,
+        "member": str(member) if member else None,
+        "member_name": "Claire" if member else None,
+        "attachments": ["offer.pdf"],
+    }
+
+
+def test_a_mail_exchange_is_its_messages_by_who_wrote_them():
+    source = source_of(
+        _mail_row([_mail(OPENING, "Can you confirm?"), _mail(uuid4(), "Yes.", CLAIRE)]), WS
+    )
+    assert source.text == (
+        "Bob <bob@client.example>: Can you confirm?\n(attached: offer.pdf)\n"
+        "Claire: Yes.\n(attached: offer.pdf)"
+    )
+    assert source.context == "Subject: Renewal"
+    # The owner's own words make them its speaker; its source is the important mail's record.
+    assert source.speaker == Speaker("member", CLAIRE)
+    assert (source.person, source.records) == (CLAIRE, (ACME, GLOBEX))
+    assert (source.source_kind, source.source_id) == ("record", OPENING)
+
+
+def test_a_mail_exchange_without_own_words_is_an_outsiders():
+    source = source_of(_mail_row([_mail(uuid4(), "Hi"), _mail(OPENING, "Please")], None), WS)
+    assert source.speaker == Speaker("outsider", None, "Bob <bob@client.example>")
+    assert source.person is None
+    assert source_of(_mail_row([], None), WS).speaker == Speaker("outsider", None, UNNAMED_PERSON)

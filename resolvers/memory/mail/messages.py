@@ -1,0 +1,189 @@
+"""Mail (issue 11, item 1): ``recordMail`` and ``POST /v1/mailboxes/{id}/messages``.
+
+A partner posts a mailbox's messages, threads' worth at a time: each with its thread, filed as
+received or sent by the provider, the classifier's category, important flag and time, its
+subject, text and quoted history (kept apart, never read), its attachments (names and base64
+contents: checked, never stored), the records it is linked to (each one the caller reads), and
+whether it was deleted. Each message is a record of the native ``mail`` object (its subject
+the label), private to a personal mailbox's owner or the workspace's for a shared one.
+
+A message's external id is the poster's, one namespace per mailbox: re-sent with the same
+content it answers the stored one; with ``deleted: true`` it marks the stored one deleted (for
+good: a deleted mail is never read, and a souvenir learned from it has lost its source); with
+other content it is a validation problem. Posting needs the role's right to create mail, and
+the mailbox's owner (their own session) or the settings update right. Nothing is stored when
+anything is refused. No item arrives here: the hourly job opens exchanges (``exchanges``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from uuid import UUID, uuid4
+
+import asyncpg
+
+from db import dreamer, mail, records
+from db.mail import Author, MailboxRow, MessageRow
+from resolvers.common import clock
+from resolvers.common.errors import Code, DomainError, Problem, invalid
+from resolvers.common.principals import Principal
+from resolvers.memory.dreamer.intake import (
+    Named,
+    decode_records,
+    readable_or_not_found,
+    with_refused,
+)
+from resolvers.memory.mail.checks import Checked, MessageInput, message_problems, post_problems
+from resolvers.memory.mail.mailboxes import mailbox_for
+
+MAIL_OBJECT = "mail"
+NO_SUBJECT = "(no subject)"
+_SAME_FIELDS = (
+    "thread_id",
+    "filed",
+    "category",
+    "important",
+    "classified_at",
+    "from_address",
+    "from_name",
+    "sent_at",
+    "subject",
+    "text",
+    "quoted",
+    "attachments",
+    "record_ids",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedMessage:
+    """A message as stored now, and what this post did to it: stored it (``replayed`` False),
+    found it as it was, or marked it deleted."""
+
+    message: MessageRow
+    replayed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedMail:
+    mailbox: MailboxRow
+    messages: list[RecordedMessage]
+
+    @property
+    def changed(self) -> bool:
+        return any(not recorded.replayed for recorded in self.messages)
+
+
+def _problems(
+    principal: Principal, messages: Sequence[MessageInput]
+) -> tuple[list[Problem], list[Checked], list[Named]]:
+    """Every problem of the post, what each message's attachments keep, and the records each
+    names."""
+    problems: list[Problem] = []
+    checked: list[Checked] = []
+    named: list[Named] = []
+    for n, given in enumerate(messages):
+        found, kept = message_problems(given, f"messages.{n}")
+        records_named = decode_records(
+            principal.workspace_id, given.record_ids, f"messages.{n}.recordIds", found
+        )
+        problems += with_refused(given.refused, found)
+        checked.append(kept)
+        named.append(records_named)
+    return [*problems, *post_problems(messages, checked)], checked, named
+
+
+def _row(given: MessageInput, checked: Checked, named: Named) -> MessageRow:
+    assert given.at is not None  # checked
+    return MessageRow(
+        id=uuid4(),
+        external_id=given.external_id,
+        thread_id=given.thread_id,
+        filed=given.filed,
+        category=given.category,
+        important=given.important,
+        classified_at=given.classified_at or given.at,
+        from_address=given.from_address.lower(),
+        from_name=given.from_name,
+        sent_at=given.at,
+        subject=given.subject,
+        text=given.text,
+        quoted=given.quoted,
+        attachments=checked.attachments,
+        deleted=given.deleted,
+        record_ids=list(named.ids),
+    )
+
+
+def _same(found: MessageRow, new: MessageRow) -> bool:
+    return all(getattr(found, f) == getattr(new, f) for f in _SAME_FIELDS)
+
+
+async def record_mail(
+    conn: asyncpg.Connection,
+    principal: Principal,
+    mailbox_gid: str,
+    messages: Sequence[MessageInput],
+    refused: Sequence[Problem] = (),
+) -> RecordedMail:
+    """Store a post of a mailbox's messages; re-sent ones answer as stored, ones re-sent as
+    deleted are marked so. Nothing is stored when anything is refused."""
+    problems, checked, named = _problems(principal, messages)
+    problems = with_refused(refused, problems)
+    if problems:
+        raise invalid(problems)
+    mailbox = await mailbox_for(conn, principal, mailbox_gid)
+    mail_object = await records.object_id(conn, MAIL_OBJECT)
+    if mail_object is None or not principal.may("create", mail_object):
+        raise DomainError(Code.FORBIDDEN, "Your role may not create mail.")
+    every = Named([])
+    for one in named:
+        every.add(one)
+    await readable_or_not_found(conn, principal, every)
+    new = [_row(g, c, n) for g, c, n in zip(messages, checked, named, strict=True)]
+    now = clock.now()
+    # A savepoint, and the mailbox's lock: posts into one mailbox take turns.
+    async with conn.transaction():
+        await dreamer.lock_source(conn, f"{principal.workspace_id}:mailbox:{mailbox.id}")
+        stored = await mail.messages_of(conn, mailbox.id, [m.external_id for m in new])
+        recorded, fresh, deleting = _sorted(new, stored)
+        row = principal.row
+        author = Author(principal.kind, row.actor_id, row.actor_name)
+        labelled = [(message, message.subject.strip() or NO_SUBJECT) for message in fresh]
+        await mail.insert_messages(conn, mailbox, mail_object, labelled, author, now)
+        await mail.mark_deleted(conn, deleting, now)
+    return RecordedMail(mailbox, recorded)
+
+
+def _sorted(
+    new: Sequence[MessageRow], stored: dict[str, MessageRow]
+) -> tuple[list[RecordedMessage], list[MessageRow], list[UUID]]:
+    """Each message as this post leaves it, the ones to store, and the stored ones to mark
+    deleted; a validation problem for a re-sent one saying something else."""
+    recorded: list[RecordedMessage] = []
+    fresh: list[MessageRow] = []
+    deleting: list[UUID] = []
+    problems: list[Problem] = []
+    for n, message in enumerate(new):
+        found = stored.get(message.external_id)
+        if found is None:
+            # A mail deleted before it was ever posted is kept too, marked (a re-send finds it).
+            fresh.append(message)
+            if message.deleted:
+                deleting.append(message.id)
+            recorded.append(RecordedMessage(message, replayed=False))
+        elif message.deleted and not found.deleted:
+            deleting.append(found.id)
+            recorded.append(RecordedMessage(replace(found, deleted=True), replayed=False))
+        elif found.deleted and not message.deleted:
+            message_text = "this mail was deleted: a deleted mail stays deleted"
+            problems.append(Problem(message_text, f"messages.{n}.deleted"))
+        elif message.deleted or _same(found, message):
+            recorded.append(RecordedMessage(found, replayed=True))
+        else:
+            message_text = "this external id was recorded with other content: nothing was stored"
+            problems.append(Problem(message_text, f"messages.{n}.externalId"))
+    if problems:
+        raise invalid(problems)
+    return recorded, fresh, deleting
