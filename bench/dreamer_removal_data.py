@@ -78,12 +78,13 @@ async def prepared(server: str, pages: int) -> tuple[str, dict[str, int]]:
 # Run in the copy, in the bench workspace (row-level security on): every statement one pass
 # over the workspace's rows, so that the setup stays fast at full size.
 _REMOVABLE = (
-    # Ended the day before Monday; ending during the following week.
+    # Ended the day before Monday; ending during the following week (an end never before the
+    # line's day: the grammar refuses one).
     """UPDATE memory_lines SET until = $1::date - 1
-        WHERE workspace_id = app_workspace_id() AND kind = 'souvenir'
+        WHERE workspace_id = app_workspace_id() AND kind = 'souvenir' AND day < $1::date
           AND abs(hashtext(key)) % 1000 < $2""",
     """UPDATE memory_lines SET until = $1::date + 3
-        WHERE workspace_id = app_workspace_id() AND kind = 'souvenir'
+        WHERE workspace_id = app_workspace_id() AND kind = 'souvenir' AND day <= $1::date + 3
           AND abs(hashtext(key)) % 1000 >= $2 AND abs(hashtext(key)) % 1000 < $2 + $3""",
     # From a record that no longer exists; written by a person.
     """UPDATE memory_lines SET source_kind = 'record', source_id = gen_random_uuid()
