@@ -15,6 +15,7 @@ this Monday is not run again that day."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import Counter
 from collections.abc import Collection, Sequence
@@ -32,6 +33,8 @@ from resolvers.memory.cleanup import REMOVAL_ACTOR
 from resolvers.memory.cleanup.weekly import PAGE_EMPTY, PagePlan, day_of, is_monday, plan_page
 from resolvers.memory.cleanup.weekly import review_before as review_cutoff
 from resolvers.memory.writing import next_version
+
+log = logging.getLogger("skillmem.removal")
 
 # The pages losing a souvenir are locked, read and written this many at a time (each statement
 # stays short and its arrays small, whatever the workspace).
@@ -63,7 +66,17 @@ async def run_removal(
         due = await removal.due_workspaces(cast(asyncpg.Connection, proxy), start, end)
     if workspaces is not None:
         due = [workspace for workspace in due if workspace in workspaces]
-    return [await remove_in_workspace(pool, workspace, now) for workspace in due]
+    return [await _isolated(pool, workspace, now) for workspace in due]
+
+
+async def _isolated(pool: asyncpg.Pool, workspace_id: UUID, now: datetime) -> RemovalReport:
+    """``remove_in_workspace``, whose failure (the database's, a bug) is logged and keeps no
+    other workspace waiting: nothing of it was written, the next Monday hour runs it again."""
+    try:
+        return await remove_in_workspace(pool, workspace_id, now)
+    except Exception as error:  # noqa: BLE001 - one workspace's failure never stops the others
+        log.exception("the Monday removal of workspace %s failed", workspace_id)
+        return RemovalReport(workspace_id, note=f"failed ({type(error).__name__})")
 
 
 async def remove_in_workspace(

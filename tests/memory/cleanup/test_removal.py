@@ -492,3 +492,31 @@ async def test_a_souvenir_from_a_mail_its_mailbox_deleted_goes(pool, ws):
     await remove(pool, ws, MONDAY + timedelta(days=7))
     assert await kept(pool, ws, page) == ["said elsewhere"]
     assert await changes(pool, ws) == [("removed", "source_gone", "said in the mail")]
+
+
+async def test_one_workspace_failing_keeps_no_other_waiting(pool, ws, ws2, monkeypatch):
+    pages = {}
+    for each in (ws, ws2):
+        acme = local(each, await company(pool, each, "Acme"))
+        pages[each.id] = await page_with(
+            pool, each, "record", acme, [line("x", until=SUNDAY), line("y")]
+        )
+    real = removal_run.remove_in_workspace
+
+    async def failing_first(pool_, workspace_id, now):  # type: ignore[no-untyped-def]
+        if workspace_id == ws.id:
+            raise RuntimeError("this workspace's removal fails")
+        return await real(pool_, workspace_id, now)
+
+    monkeypatch.setattr(removal_run, "remove_in_workspace", failing_first)
+    reports = await remove_all(pool, [ws, ws2], MONDAY)
+    assert {r.workspace_id: r.note for r in reports} == {
+        ws.id: "failed (RuntimeError)",
+        ws2.id: "",
+    }
+    assert await kept(pool, ws, pages[ws.id]) == ["x", "y"] and await runs(pool, ws) == []
+    assert await kept(pool, ws2, pages[ws2.id]) == ["y"]
+    # The next Monday hour runs the one that failed.
+    monkeypatch.setattr(removal_run, "remove_in_workspace", real)
+    [again] = await remove_all(pool, [ws, ws2], MONDAY + timedelta(hours=1))
+    assert again.workspace_id == ws.id and await kept(pool, ws, pages[ws.id]) == ["y"]
