@@ -107,7 +107,31 @@ SELECT v.lines FROM memory_versions v
  LIMIT 1;
 
 -- name: redact_version
--- Scrubs a version's lines, keeping who wrote it and when.
+-- Scrubs a version's lines, keeping who wrote it and when, and the copies of their texts the
+-- Dreamer's verdicts and memory's cleanup runs keep (by the lines' keys, or a cleanup's new
+-- text equal to one of them).
+WITH old AS (
+    SELECT page_id, lines FROM memory_versions
+     WHERE workspace_id = app_workspace_id() AND id = $1 AND redacted_at IS NULL
+),
+said AS (
+    SELECT o.page_id, e->>'key' AS key, e->>'text' AS text
+      FROM old o CROSS JOIN LATERAL jsonb_array_elements(o.lines) e
+),
+verdicts AS (
+    UPDATE memory_verdicts v SET text = NULL
+      FROM said s
+     WHERE v.workspace_id = app_workspace_id() AND v.page_id = s.page_id AND v.line_key = s.key
+    RETURNING 1
+),
+changes AS (
+    UPDATE memory_cleanup_changes c SET text = NULL, new_text = NULL
+     WHERE c.workspace_id = app_workspace_id()
+       AND EXISTS (SELECT 1 FROM said s
+                    WHERE s.page_id = c.page_id
+                      AND (s.key = c.line_key OR s.text = c.new_text OR s.text = c.text))
+    RETURNING 1
+)
 UPDATE memory_versions
    SET lines = NULL, content_sha256 = NULL, redacted_at = $2, redacted_by = $3
  WHERE workspace_id = app_workspace_id() AND id = $1 AND redacted_at IS NULL

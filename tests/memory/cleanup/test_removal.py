@@ -10,7 +10,7 @@ from uuid import uuid4
 
 from db import removal
 from db.pool import begin_workspace
-from resolvers.common import clock
+from resolvers.common import clock, ids
 from resolvers.common.principals import principal_for_token
 from resolvers.memory.cleanup import removal as removal_run
 from resolvers.memory.cleanup.weekly import review_before
@@ -520,3 +520,25 @@ async def test_one_workspace_failing_keeps_no_other_waiting(pool, ws, ws2, monke
     monkeypatch.setattr(removal_run, "remove_in_workspace", real)
     [again] = await remove_all(pool, [ws, ws2], MONDAY + timedelta(hours=1))
     assert again.workspace_id == ws.id and await kept(pool, ws, pages[ws.id]) == ["y"]
+
+
+async def test_redacting_a_version_scrubs_the_removal_s_copy_of_its_lines(pool, ws, client):
+    acme = local(ws, await company(pool, ws, "Acme"))
+    page = await page_with(pool, ws, "record", acme, [line("PIN 1234", until=SUNDAY), line("y")])
+    await remove(pool, ws)
+    assert await changes(pool, ws) == [("removed", "ended", "PIN 1234")]
+    # The version that held the line: the last before the removal's.
+    held = await fetch(
+        pool,
+        ws,
+        "SELECT id FROM memory_versions WHERE page_id = $1 ORDER BY number DESC OFFSET 1 LIMIT 1",
+        page,
+    )
+    redacted = await gql(
+        client,
+        ws.tokens["admin"],
+        "mutation($v: ID!) { redactMemoryVersion(versionId: $v) { redacted } }",
+        {"v": ids.encode("MemoryVersion", ws.id, held[0]["id"])},
+    )
+    assert data(redacted, "redactMemoryVersion")["redacted"] is True
+    assert await changes(pool, ws) == [("removed", "ended", None)]
