@@ -542,3 +542,25 @@ async def test_redacting_a_version_scrubs_the_removal_s_copy_of_its_lines(pool, 
     )
     assert data(redacted, "redactMemoryVersion")["redacted"] is True
     assert await changes(pool, ws) == [("removed", "ended", None)]
+
+
+async def test_redacting_a_version_scrubs_the_verdict_s_copy_of_its_line(pool, ws, stand, client):
+    acme = await company(pool, ws, "Acme")
+    friday = datetime(2026, 10, 30, 12, 0, tzinfo=UTC)
+    stand(friday)
+    await said(pool, ws, "member", f"Remember: {mention('Acme', acme)} wants PIN 1234", friday)
+    [report] = await dream_at(pool, ws, friday + SOON)
+    assert report.written == 1
+    verdicts = "SELECT text FROM memory_verdicts WHERE verdict = 'written'"
+    assert [r["text"] for r in await fetch(pool, ws, verdicts)] == ["Acme wants PIN 1234"]
+    page = (await fetch(pool, ws, "SELECT page_id FROM memory_verdicts"))[0]["page_id"]
+    last = await fetch(
+        pool, ws, "SELECT id FROM memory_versions WHERE page_id = $1 ORDER BY number DESC", page
+    )
+    await gql(
+        client,
+        ws.tokens["admin"],
+        "mutation($v: ID!) { redactMemoryVersion(versionId: $v) { redacted } }",
+        {"v": ids.encode("MemoryVersion", ws.id, last[0]["id"])},
+    )
+    assert [r["text"] for r in await fetch(pool, ws, verdicts)] == [None]
