@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 from uuid import UUID
@@ -126,10 +126,10 @@ async def pages_to_consolidate(
     limit: int,
 ) -> list[PageToConsolidate]:
     """At most ``limit`` pages of the audience to reread, in order: written since ``since``
-    (``None``: ever) or due for review on ``now``'s day first, then the most recently updated."""
-    rows = await conn.fetch(
-        Q["pages_to_consolidate"], kind, audience_id, since, now, now.date(), limit
-    )
+    (``None``: ever) or due for review on ``now``'s day (in UTC) first, then the most recently
+    updated."""
+    today = now.astimezone(UTC).date()
+    rows = await conn.fetch(Q["pages_to_consolidate"], kind, audience_id, since, now, today, limit)
     return [
         PageToConsolidate(
             id=row["id"],

@@ -12,7 +12,7 @@ import asyncpg
 
 from db import consolidation, dreamer_pass
 from db.consolidation import DueAudience, PageToConsolidate
-from resolvers.common import ids
+from resolvers.common import clock, ids
 from resolvers.memory.dreamer.consolidating import (
     Audience,
     ConsolidationBatch,
@@ -75,7 +75,7 @@ async def read(
         ),
         pages=tuple(_page(page_id, page) for page_id, page in by_id.items()),
         mission=facts.mission,
-        today=started.date(),
+        today=clock.utc_day(started),
     )
     return Reading(audience, payer_kind, who, batch, by_id)
 
