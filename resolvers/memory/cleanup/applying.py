@@ -3,7 +3,8 @@ pages the reader proposed changes for locked and read again (a page changed sinc
 trashed, or no longer one that is consolidated, is left for the next time), each page changed
 stored as one version by ``CONSOLIDATION_ACTOR``, the run recorded with every change, and its
 cost charged to its payer. A run whose reader failed is recorded too (with rules version 0: no
-rules were applied), charged what the reader spent."""
+rules were applied), charged what the reader spent; so is a run whose writes failed after the
+reader answered (what it was paid is charged all the same)."""
 
 from __future__ import annotations
 
@@ -141,13 +142,21 @@ async def failed(
     conn: asyncpg.Connection,
     reading: Reading,
     settings: PassSettings,
-    error: Exception,
     started: datetime,
+    usage: Usage,
+    why: str,
 ) -> CleanupRow:
-    """Record a run whose reader failed (nothing applied), charged what it spent."""
-    usage = error.usage if isinstance(error, ReaderError) else Usage()
-    why = str(error) if isinstance(error, ReaderError) else type(error).__name__
-    row = _row(reading, settings, started, usage, NO_RULES, [], f"the reader failed: {why}")
+    """Record a run that applied nothing (its reader failed, or writing what it answered
+    did), under no rules, charged what the reader spent."""
+    row = _row(reading, settings, started, usage, NO_RULES, [], why)
     await cleanups.insert_cleanup(conn, row)
     await _charge(conn, reading, started, row.cost_usd)
     return row
+
+
+def reader_failure(error: Exception) -> tuple[Usage, str]:
+    """What a reader that failed spent (a malformed answer is paid for), and why it failed as
+    a run says it: a ``ReaderError``'s message (ours), else only the error's type."""
+    usage = error.usage if isinstance(error, ReaderError) else Usage()
+    why = str(error) if isinstance(error, ReaderError) else type(error).__name__
+    return usage, f"the reader failed: {why}"

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from decimal import Decimal
 
 import asyncpg
 
 from db.pool import begin_workspace, init_connection
 from db.records import insert_attribute
 from resolvers.common import ids
-from resolvers.memory.cleanup import CONSOLIDATION_ACTOR, applying, consolidation
+from resolvers.memory.cleanup import CONSOLIDATION_ACTOR, consolidation
 from resolvers.memory.dreamer import guard
 from resolvers.memory.dreamer.consolidating import (
     ConsolidationBatch,
@@ -22,10 +23,12 @@ from resolvers.memory.dreamer.consolidating import (
     LineProposal,
     PageProposals,
 )
+from resolvers.memory.dreamer.reader import Usage
 from resolvers.records.workspaces import create_object, grant_standard_roles
 from tests.factories import data, gql, load_records, split, write_page
 from tests.memory.cleanup.consolidating import (
     DAY,
+    HOUR,
     MINUTE,
     T0,
     Proposing,
@@ -435,17 +438,52 @@ async def test_an_audience_that_fails_keeps_no_other_waiting(pool, ws, monkeypat
     me, admin = ws.members["member"], ws.members["admin"]
     mine = await page_at(pool, ws, T0, "member", me, [souvenir("Likes tea"), souvenir("likes tea")])
     theirs = await page_at(pool, ws, T0, "member", admin, [souvenir("Pays"), souvenir("pays")])
-    real = applying.write
+    real = consolidation.read
 
-    async def broken(conn, reading, *args):  # type: ignore[no-untyped-def]
-        if reading.audience.audience_id == me:
+    async def broken(conn, audience, *args):  # type: ignore[no-untyped-def]
+        if audience.audience_id == me:
             raise asyncpg.PostgresError("the disk is full")
-        return await real(conn, reading, *args)
+        return await real(conn, audience, *args)
+
+    monkeypatch.setattr(consolidation, "read", broken)
+    reader = Proposing()
+    reports = {r.audience.audience_id: r for r in await consolidate_at(pool, ws, T1, reader)}
+    assert (reports[me].ran, reports[me].note) == (False, "failed (PostgresError)")
+    assert reports[admin].ran and len(reader.batches) == 1
+    assert len(await texts(pool, ws, mine)) == 2 and len(await texts(pool, ws, theirs)) == 1
+    # It failed before its reader was asked, and nothing of it was written: it is due again.
+    assert [r["audience_id"] for r in await runs(pool, ws)] == [admin]
+
+
+async def test_writing_that_fails_after_the_reader_answered_is_recorded_and_charged(
+    pool, ws, monkeypatch
+):
+    me = ws.members["member"]
+    page = await page_at(pool, ws, T0, "member", me, [souvenir("Likes tea"), souvenir("likes tea")])
+
+    async def broken(*args):  # type: ignore[no-untyped-def]
+        raise asyncpg.PostgresError("the disk is full")
 
     monkeypatch.setattr(consolidation, "write", broken)
-    reports = {r.audience.audience_id: r for r in await consolidate_at(pool, ws, T1)}
-    assert (reports[me].ran, reports[me].note) == (False, "failed (PostgresError)")
-    assert reports[admin].ran
-    assert len(await texts(pool, ws, mine)) == 2 and len(await texts(pool, ws, theirs)) == 1
-    # Nothing of it was written: it is due again.
-    assert [r["audience_id"] for r in await runs(pool, ws)] == [admin]
+    reader = Proposing(usage=Usage(input_tokens=100_000))  # $0.10 at $1 a million
+    [report] = await consolidate_at(pool, ws, T1, reader, per_mtok="1")
+    assert report.ran and report.lines_changed == 0 and report.cost_usd == Decimal("0.1")
+    assert report.note == "writing failed (PostgresError), nothing applied"
+    [run] = await runs(pool, ws)
+    assert (run["rules_version"], run["input_tokens"], run["cost_usd"], run["note"]) == (
+        0,
+        100_000,
+        Decimal("0.1"),
+        report.note,
+    )
+    spent = await fetch(pool, ws, "SELECT payer_id, cost_usd, passes FROM memory_spend")
+    assert [tuple(row) for row in spent] == [(me, Decimal("0.1"), 1)]
+    assert len(await texts(pool, ws, page)) == 2 and await changes(pool, ws) == []
+    # The next checks within six hours do not ask the model again; six hours later they do.
+    for later in (15 * MINUTE, 6 * HOUR - MINUTE):
+        assert await consolidate_at(pool, ws, T1 + later, reader, per_mtok="1") == []
+    assert len(reader.batches) == 1
+    monkeypatch.undo()
+    [report] = await consolidate_at(pool, ws, T1 + 6 * HOUR, reader, per_mtok="1")
+    assert (report.audience.trigger, report.lines_changed) == ("rules", 1)
+    assert len(reader.batches) == 2
