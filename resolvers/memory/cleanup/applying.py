@@ -2,9 +2,10 @@
 pages the reader proposed changes for locked and read again (a page changed since it was read,
 trashed, or no longer one that is consolidated, is left for the next time), each page changed
 stored as one version by ``CONSOLIDATION_ACTOR``, the run recorded with every change, and its
-cost charged to its payer. A run whose reader failed is recorded too (with rules version 0: no
-rules were applied), charged what the reader spent; so is a run whose writes failed after the
-reader answered (what it was paid is charged all the same)."""
+cost charged to its payer. A run whose reader failed is recorded too (with rules version 0: not
+every page was consolidated under the rules), with what the parts answered before the failure
+applied, charged what the reader spent; so is a run whose writes failed after the reader
+answered (nothing applied; what the reader was paid is charged all the same)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from resolvers.memory.cleanup.rereading import Reading
 from resolvers.memory.cleanup.tidying import tidy
 from resolvers.memory.dreamer.consolidating import ConsolidationAnswer, PageProposals
 from resolvers.memory.dreamer.passes import PassSettings, month_of
-from resolvers.memory.dreamer.reader import ReaderError, Usage
+from resolvers.memory.dreamer.reader import Usage
 from resolvers.memory.dreamer.spend import cost_usd
 from resolvers.memory.writing import store
 
@@ -38,8 +39,10 @@ async def write(
     answer: ConsolidationAnswer,
     started: datetime,
     rules_version: int,
+    failure: str = "",
 ) -> CleanupRow:
-    """Apply ``answer`` to the pages as they are now, record the run and charge it."""
+    """Apply ``answer`` to the pages as they are now, record the run and charge it;
+    ``failure``: why the reader stopped before answering every page (the run's note)."""
     proposals = proposals_by_page(reading, answer)
     versions = await consolidation.lock_pages(conn, sorted(proposals)) if proposals else {}
     changes: list[ChangeRow] = []
@@ -51,7 +54,7 @@ async def write(
         made, not_applied = await _tidy_page(conn, reading, page_id, proposal)
         changes.extend(made)
         refused += not_applied
-    note = _note(moved, refused)
+    note = "; ".join(part for part in (failure, _note(moved, refused)) if part)
     row = _row(reading, settings, started, answer.usage, rules_version, changes, note)
     await cleanups.insert_cleanup(conn, row)
     await cleanups.insert_changes(conn, row.id, changes, row.finished_at)
@@ -152,11 +155,3 @@ async def failed(
     await cleanups.insert_cleanup(conn, row)
     await _charge(conn, reading, started, row.cost_usd)
     return row
-
-
-def reader_failure(error: Exception) -> tuple[Usage, str]:
-    """What a reader that failed spent (a malformed answer is paid for), and why it failed as
-    a run says it: a ``ReaderError``'s message (ours), else only the error's type."""
-    usage = error.usage if isinstance(error, ReaderError) else Usage()
-    why = str(error) if isinstance(error, ReaderError) else type(error).__name__
-    return usage, f"the reader failed: {why}"

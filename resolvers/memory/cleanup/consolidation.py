@@ -12,7 +12,9 @@ as soon as the allowance is raised or the month turns.
 
 One run, like a Dreamer pass: (1) in one transaction the audience is checked again (a run
 that started meanwhile, the allowance) and at most ``MAX_PAGES`` pages read, those written
-since or due for review first; (2) the reader, with no transaction open; (3) in one
+since or due for review first; (2) the reader, with no transaction open, asked in parts of
+at most a Dreamer batch's characters (``asking``: a part that fails ends it, what was answered
+before is applied, and the run is recorded as one whose reader failed); (3) in one
 transaction the pages it proposes changes for are locked and read again, a page changed
 meanwhile left for the next time, each page changed stored as one version by
 ``CONSOLIDATION_ACTOR``, the run recorded with its changes and charged to its payer. Should
@@ -42,10 +44,11 @@ from db.cleanups import CleanupRow
 from db.consolidation import DueAudience, Schedule
 from db.pool import begin_workspace
 from resolvers.common import clock
-from resolvers.memory.cleanup.applying import failed, reader_failure, write
+from resolvers.memory.cleanup.applying import NO_RULES, failed, write
+from resolvers.memory.cleanup.asking import NOTHING_ASKED, ask
 from resolvers.memory.cleanup.rereading import Reading, read
 from resolvers.memory.dreamer import guard
-from resolvers.memory.dreamer.consolidating import ConsolidationAnswer, Consolidator
+from resolvers.memory.dreamer.consolidating import Consolidator
 from resolvers.memory.dreamer.loading import NO_CONSOLIDATION, consolidator_of
 from resolvers.memory.dreamer.passes import PassSettings
 from resolvers.memory.dreamer.reader import Usage
@@ -173,24 +176,22 @@ async def _consolidate(
         return ConsolidationReport(audience, note=reading)
     if not reading.changeable:
         # Nothing a reader could change (no page, or only ✍ lines): recorded, not read.
-        answer = ConsolidationAnswer(pages=(), usage=Usage())
+        asked = NOTHING_ASKED
     else:
-        try:
-            answer = await consolidator.consolidate(reading.batch)
-        except Exception as error:  # noqa: BLE001 - any reader failure is recorded, not raised
-            log.warning("consolidation of %s failed: %s", audience_key(audience), error)
-            usage, why = reader_failure(error)
-            return await _failed(conn, reading, settings, started, usage, why)
+        asked = await ask(consolidator, reading.batch)
+        if asked.error is not None:
+            log.warning("consolidation of %s failed: %s", audience_key(audience), asked.error)
+    rules = NO_RULES if asked.failure else CONSOLIDATION_RULES_VERSION
     try:
         async with conn.transaction():
             await begin_workspace(conn, audience.workspace_id)
             recorded = await write(
-                conn, reading, settings, answer, started, CONSOLIDATION_RULES_VERSION
+                conn, reading, settings, asked.answer, started, rules, asked.failure
             )
     except Exception as error:  # noqa: BLE001 - the reader was paid: the run is recorded
         log.exception("consolidation of %s failed writing", audience_key(audience))
         why = f"writing failed ({type(error).__name__}), nothing applied"
-        return await _failed(conn, reading, settings, started, answer.usage, why)
+        return await _failed(conn, reading, settings, started, asked.answer.usage, why)
     return _report(audience, recorded)
 
 
