@@ -21,7 +21,7 @@ from db.consolidation import PageToConsolidate
 from resolvers.common import clock
 from resolvers.memory.cleanup import CONSOLIDATION_ACTOR
 from resolvers.memory.cleanup.rereading import Reading
-from resolvers.memory.cleanup.tidying import tidy
+from resolvers.memory.cleanup.tidying import Tidied, tidy
 from resolvers.memory.dreamer.consolidating import ConsolidationAnswer, PageProposals
 from resolvers.memory.dreamer.passes import PassSettings, month_of
 from resolvers.memory.dreamer.reader import Usage
@@ -46,15 +46,16 @@ async def write(
     proposals = proposals_by_page(reading, answer)
     versions = await consolidation.lock_pages(conn, sorted(proposals)) if proposals else {}
     changes: list[ChangeRow] = []
-    moved = refused = 0
+    moved = refused = mixed = 0
     for page_id, (page, proposal) in proposals.items():
         if versions.get(page_id) != page.version:
             moved += 1
             continue
-        made, not_applied = await _tidy_page(conn, reading, page_id, proposal)
+        made, tidied = await _tidy_page(conn, reading, page_id, proposal)
         changes.extend(made)
-        refused += not_applied
-    note = "; ".join(part for part in (failure, _note(moved, refused)) if part)
+        refused += len(tidied.refused)
+        mixed += tidied.mixed_sources
+    note = "; ".join(part for part in (failure, _note(moved, refused, mixed)) if part)
     row = _row(reading, settings, started, answer.usage, rules_version, changes, note)
     await cleanups.insert_cleanup(conn, row)
     await cleanups.insert_changes(conn, row.id, changes, row.finished_at)
@@ -78,28 +79,29 @@ def proposals_by_page(
 
 async def _tidy_page(
     conn: asyncpg.Connection, reading: Reading, page_id: UUID, proposal: PageProposals
-) -> tuple[list[ChangeRow], int]:
-    """One locked page tidied and stored when anything changed; its changes, and how many
-    proposals were not applied."""
+) -> tuple[list[ChangeRow], Tidied]:
+    """One locked page tidied and stored when anything changed; its changes (the page's
+    deletion too), and what was decided (what was not applied, and why)."""
     workspace_id = reading.audience.workspace_id
     row = await memory.page_shown(conn, page_id, [], None, stored_form=True)
     assert row is not None  # locked, live
     tidied = tidy(row, proposal, workspace_id)
     if not tidied.changes:
-        return [], len(tidied.refused)
+        return [], tidied
     await store(conn, workspace_id, row, tidied.lines, CONSOLIDATION_ACTOR, "modified")
     made = list(tidied.changes)
     if tidied.emptied:
         made.append(ChangeRow(page_id, "page_deleted", "page_empty"))
-    return made, len(tidied.refused)
+    return made, tidied
 
 
-def _note(moved: int, refused: int) -> str:
+def _note(moved: int, refused: int, mixed: int) -> str:
     parts = []
     if moved:
         parts.append(f"{moved} page(s) changed meanwhile, left for the next time")
     if refused:
-        parts.append(f"{refused} proposal(s) not applied")
+        mixing = f" ({mixed} grouping lines of different sources)" if mixed else ""
+        parts.append(f"{refused} proposal(s) not applied{mixing}")
     return "; ".join(parts)
 
 

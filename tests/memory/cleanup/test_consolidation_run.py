@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from datetime import UTC, date, datetime
 from decimal import Decimal
 
 import asyncpg
@@ -16,6 +17,7 @@ from db.pool import begin_workspace, init_connection
 from db.records import insert_attribute
 from resolvers.common import ids
 from resolvers.memory.cleanup import CONSOLIDATION_ACTOR, consolidation
+from resolvers.memory.cleanup.removal import remove_in_workspace
 from resolvers.memory.dreamer import guard
 from resolvers.memory.dreamer.consolidating import (
     ConsolidationBatch,
@@ -43,9 +45,12 @@ from tests.memory.cleanup.consolidating import (
     texts,
     versions,
 )
+from tests.memory.cleanup.removal_world import kept, line, page_with
 from tests.memory.pages_api import edit
 
 T1 = T0 + MINUTE
+# The Monday after T0, when the removal runs.
+NEXT_MONDAY = datetime(2026, 11, 16, 0, 5, tzinfo=UTC)
 
 
 def keys_of(batch: ConsolidationBatch, page: str) -> dict[str, str]:
@@ -487,3 +492,68 @@ async def test_writing_that_fails_after_the_reader_answered_is_recorded_and_char
     [report] = await consolidate_at(pool, ws, T1 + 6 * HOUR, reader, per_mtok="1")
     assert (report.audience.trigger, report.lines_changed) == ("rules", 1)
     assert len(reader.batches) == 2
+
+
+async def test_lines_of_different_sources_keep_their_own_and_the_monday_removal_sees_it(
+    pool, ws, stand
+):
+    [deal_gid] = await load_records(
+        pool, ws.tokens["admin"], [{"object": "companies", "label": "Acme"}]
+    )
+    deal = ids.decode(deal_gid, "Record", ws.id)
+    gone = uuid.uuid4()  # a meeting since deleted
+    stand(T0)
+    page_id = await page_with(
+        pool,
+        ws,
+        "workspace",
+        None,
+        [
+            line("Calls Acme at 9", day=date(2026, 10, 1), source=("record", gone)),
+            line("Calls Bolt at 9", day=date(2026, 10, 5)),
+            line("Pays in EUR", source=("record", deal)),
+            line("Pays in euros", day=date(2026, 10, 5), source=("record", deal)),
+        ],
+    )
+    page = ids.encode("MemoryPage", ws.id, page_id)
+    reader = proposing(
+        **{
+            page: lambda k: (
+                (),
+                (
+                    GroupProposal(
+                        keys=(k["Calls Acme at 9"], k["Calls Bolt at 9"]),
+                        reason="principle",
+                        text="Calls clients at 9",
+                        type="consigne",
+                    ),
+                    GroupProposal(
+                        keys=(k["Pays in EUR"], k["Pays in euros"]),
+                        reason="log",
+                        text="Pays in euros",
+                        type="relation",
+                    ),
+                ),
+            )
+        }
+    )
+    [report] = await consolidate_at(pool, ws, T1, reader)
+    assert report.lines_changed == 2
+    assert report.note == "1 proposal(s) not applied (1 grouping lines of different sources)"
+    rows = await fetch(
+        pool,
+        ws,
+        "SELECT text, source_kind, source_id FROM memory_lines WHERE page_id = $1"
+        " AND kind = 'souvenir' ORDER BY position",
+        page_id,
+    )
+    assert [tuple(row) for row in rows] == [
+        ("Calls Acme at 9", "record", gone),
+        ("Calls Bolt at 9", None, None),
+        ("Pays in euros", "record", deal),
+    ]
+    # The next Monday takes the line whose meeting is gone, and it alone.
+    stand(NEXT_MONDAY)
+    removal = await remove_in_workspace(pool, ws.id, NEXT_MONDAY)
+    assert removal.lines_removed == 1
+    assert await kept(pool, ws, page_id) == ["Calls Bolt at 9", "Pays in euros"]
