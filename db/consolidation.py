@@ -85,13 +85,15 @@ async def audience(
 
 @dataclass(frozen=True, slots=True)
 class StoredLine:
-    """A souvenir line as consolidation reads it."""
+    """A souvenir line as consolidation reads it (its source: kind and id, or none)."""
 
     key: str
     type: str
     day: date
     human: bool
     text: str
+    source_kind: str | None = None
+    source_id: UUID | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +116,8 @@ def _line(raw: dict[str, Any]) -> StoredLine:
         day=date.fromisoformat(raw["day"]),
         human=bool(raw["human"]),
         text=raw["text"],
+        source_kind=raw.get("source_kind"),
+        source_id=UUID(raw["source_id"]) if raw.get("source_id") else None,
     )
 
 

@@ -81,6 +81,12 @@ async def read(
 
 
 def _page(page_id: str, page: PageToConsolidate) -> ConsolidationPage:
+    """A page as the reader gets it; each line's source a tag of the page's own (s1, s2 ... in
+    the order they first appear; '' for none): enough to keep lines of different sources
+    apart, without telling the reader what they are."""
+    tags: dict[tuple[str | None, UUID | None], str] = {(None, None): ""}
+    for line in page.lines:
+        tags.setdefault((line.source_kind, line.source_id), f"s{len(tags)}")
     return ConsolidationPage(
         id=page_id,
         kind=page.about_kind,  # type: ignore[arg-type]
@@ -92,6 +98,7 @@ def _page(page_id: str, page: PageToConsolidate) -> ConsolidationPage:
                 day=line.day,
                 human=line.human,
                 text=line.text,
+                source=tags[line.source_kind, line.source_id],
             )
             for line in page.lines
         ),

@@ -538,6 +538,15 @@ async def test_lines_of_different_sources_keep_their_own_and_the_monday_removal_
         }
     )
     [report] = await consolidate_at(pool, ws, T1, reader)
+    # The reader is told which lines share a source, by tags of the page's own.
+    [batch] = reader.batches
+    [read] = batch.pages
+    assert [(x.text, x.source) for x in read.lines] == [
+        ("Calls Acme at 9", "s1"),
+        ("Calls Bolt at 9", ""),
+        ("Pays in EUR", "s2"),
+        ("Pays in euros", "s2"),
+    ]
     assert report.lines_changed == 2
     assert report.note == "1 proposal(s) not applied (1 grouping lines of different sources)"
     rows = await fetch(
