@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 from uuid import UUID
@@ -85,13 +85,15 @@ async def audience(
 
 @dataclass(frozen=True, slots=True)
 class StoredLine:
-    """A souvenir line as consolidation reads it."""
+    """A souvenir line as consolidation reads it (its source: kind and id, or none)."""
 
     key: str
     type: str
     day: date
     human: bool
     text: str
+    source_kind: str | None = None
+    source_id: UUID | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +116,8 @@ def _line(raw: dict[str, Any]) -> StoredLine:
         day=date.fromisoformat(raw["day"]),
         human=bool(raw["human"]),
         text=raw["text"],
+        source_kind=raw.get("source_kind"),
+        source_id=UUID(raw["source_id"]) if raw.get("source_id") else None,
     )
 
 
@@ -126,10 +130,10 @@ async def pages_to_consolidate(
     limit: int,
 ) -> list[PageToConsolidate]:
     """At most ``limit`` pages of the audience to reread, in order: written since ``since``
-    (``None``: ever) or due for review on ``now``'s day first, then the most recently updated."""
-    rows = await conn.fetch(
-        Q["pages_to_consolidate"], kind, audience_id, since, now, now.date(), limit
-    )
+    (``None``: ever) or due for review on ``now``'s day (in UTC) first, then the most recently
+    updated."""
+    today = now.astimezone(UTC).date()
+    rows = await conn.fetch(Q["pages_to_consolidate"], kind, audience_id, since, now, today, limit)
     return [
         PageToConsolidate(
             id=row["id"],

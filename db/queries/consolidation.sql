@@ -29,7 +29,7 @@ SELECT (SELECT max(c.started_at) FROM memory_cleanups c
 -- (never a satellite's, nor one about a trashed record) and hold a souvenir, $6 at most: those
 -- written since $3 (by anyone but consolidation, up to $4; $3 NULL: ever) or holding a
 -- contexte whose review date has passed on $5 first, then the most recently updated; with their
--- souvenir lines in order.
+-- souvenir lines in order (each with its source: kind and id, or none).
 WITH carrying AS (
     SELECT o.id FROM objects o
      WHERE o.workspace_id = app_workspace_id() AND object_carries_pages(o.id)
@@ -63,7 +63,9 @@ WITH carrying AS (
 )
 SELECT c.id, c.version, c.about_kind, r.label AS name, c.first,
        (SELECT jsonb_agg(jsonb_build_object('key', l.key, 'type', l.type, 'day', l.day,
-                                            'human', l.human, 'text', l.text)
+                                            'human', l.human, 'text', l.text,
+                                            'source_kind', l.source_kind,
+                                            'source_id', l.source_id)
                          ORDER BY l.position)
           FROM memory_lines l
          WHERE l.workspace_id = app_workspace_id() AND l.page_id = c.id

@@ -2,8 +2,10 @@
 pages the reader proposed changes for locked and read again (a page changed since it was read,
 trashed, or no longer one that is consolidated, is left for the next time), each page changed
 stored as one version by ``CONSOLIDATION_ACTOR``, the run recorded with every change, and its
-cost charged to its payer. A run whose reader failed is recorded too (with rules version 0: no
-rules were applied), charged what the reader spent."""
+cost charged to its payer. A run whose reader failed is recorded too (with rules version 0: not
+every page was consolidated under the rules), with what the parts answered before the failure
+applied, charged what the reader spent; so is a run whose writes failed after the reader
+answered (nothing applied; what the reader was paid is charged all the same)."""
 
 from __future__ import annotations
 
@@ -19,10 +21,10 @@ from db.consolidation import PageToConsolidate
 from resolvers.common import clock
 from resolvers.memory.cleanup import CONSOLIDATION_ACTOR
 from resolvers.memory.cleanup.rereading import Reading
-from resolvers.memory.cleanup.tidying import tidy
+from resolvers.memory.cleanup.tidying import Tidied, tidy
 from resolvers.memory.dreamer.consolidating import ConsolidationAnswer, PageProposals
 from resolvers.memory.dreamer.passes import PassSettings, month_of
-from resolvers.memory.dreamer.reader import ReaderError, Usage
+from resolvers.memory.dreamer.reader import Usage
 from resolvers.memory.dreamer.spend import cost_usd
 from resolvers.memory.writing import store
 
@@ -37,20 +39,23 @@ async def write(
     answer: ConsolidationAnswer,
     started: datetime,
     rules_version: int,
+    failure: str = "",
 ) -> CleanupRow:
-    """Apply ``answer`` to the pages as they are now, record the run and charge it."""
+    """Apply ``answer`` to the pages as they are now, record the run and charge it;
+    ``failure``: why the reader stopped before answering every page (the run's note)."""
     proposals = proposals_by_page(reading, answer)
     versions = await consolidation.lock_pages(conn, sorted(proposals)) if proposals else {}
     changes: list[ChangeRow] = []
-    moved = refused = 0
+    moved = refused = mixed = 0
     for page_id, (page, proposal) in proposals.items():
         if versions.get(page_id) != page.version:
             moved += 1
             continue
-        made, not_applied = await _tidy_page(conn, reading, page_id, proposal)
+        made, tidied = await _tidy_page(conn, reading, page_id, proposal)
         changes.extend(made)
-        refused += not_applied
-    note = _note(moved, refused)
+        refused += len(tidied.refused)
+        mixed += tidied.mixed_sources
+    note = "; ".join(part for part in (failure, _note(moved, refused, mixed)) if part)
     row = _row(reading, settings, started, answer.usage, rules_version, changes, note)
     await cleanups.insert_cleanup(conn, row)
     await cleanups.insert_changes(conn, row.id, changes, row.finished_at)
@@ -74,28 +79,29 @@ def proposals_by_page(
 
 async def _tidy_page(
     conn: asyncpg.Connection, reading: Reading, page_id: UUID, proposal: PageProposals
-) -> tuple[list[ChangeRow], int]:
-    """One locked page tidied and stored when anything changed; its changes, and how many
-    proposals were not applied."""
+) -> tuple[list[ChangeRow], Tidied]:
+    """One locked page tidied and stored when anything changed; its changes (the page's
+    deletion too), and what was decided (what was not applied, and why)."""
     workspace_id = reading.audience.workspace_id
     row = await memory.page_shown(conn, page_id, [], None, stored_form=True)
     assert row is not None  # locked, live
     tidied = tidy(row, proposal, workspace_id)
     if not tidied.changes:
-        return [], len(tidied.refused)
+        return [], tidied
     await store(conn, workspace_id, row, tidied.lines, CONSOLIDATION_ACTOR, "modified")
     made = list(tidied.changes)
     if tidied.emptied:
         made.append(ChangeRow(page_id, "page_deleted", "page_empty"))
-    return made, len(tidied.refused)
+    return made, tidied
 
 
-def _note(moved: int, refused: int) -> str:
+def _note(moved: int, refused: int, mixed: int) -> str:
     parts = []
     if moved:
         parts.append(f"{moved} page(s) changed meanwhile, left for the next time")
     if refused:
-        parts.append(f"{refused} proposal(s) not applied")
+        mixing = f" ({mixed} grouping lines of different sources)" if mixed else ""
+        parts.append(f"{refused} proposal(s) not applied{mixing}")
     return "; ".join(parts)
 
 
@@ -141,13 +147,13 @@ async def failed(
     conn: asyncpg.Connection,
     reading: Reading,
     settings: PassSettings,
-    error: Exception,
     started: datetime,
+    usage: Usage,
+    why: str,
 ) -> CleanupRow:
-    """Record a run whose reader failed (nothing applied), charged what it spent."""
-    usage = error.usage if isinstance(error, ReaderError) else Usage()
-    why = str(error) if isinstance(error, ReaderError) else type(error).__name__
-    row = _row(reading, settings, started, usage, NO_RULES, [], f"the reader failed: {why}")
+    """Record a run that applied nothing (its reader failed, or writing what it answered
+    did), under no rules, charged what the reader spent."""
+    row = _row(reading, settings, started, usage, NO_RULES, [], why)
     await cleanups.insert_cleanup(conn, row)
     await _charge(conn, reading, started, row.cost_usd)
     return row

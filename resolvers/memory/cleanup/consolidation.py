@@ -12,10 +12,16 @@ as soon as the allowance is raised or the month turns.
 
 One run, like a Dreamer pass: (1) in one transaction the audience is checked again (a run
 that started meanwhile, the allowance) and at most ``MAX_PAGES`` pages read, those written
-since or due for review first; (2) the reader, with no transaction open; (3) in one
+since or due for review first; (2) the reader, with no transaction open, asked in parts of
+at most a Dreamer batch's characters (``asking``: a part that fails ends it, what was answered
+before is applied, and the run is recorded as one whose reader failed); (3) in one
 transaction the pages it proposes changes for are locked and read again, a page changed
 meanwhile left for the next time, each page changed stored as one version by
-``CONSOLIDATION_ACTOR``, the run recorded with its changes and charged to its payer. One run
+``CONSOLIDATION_ACTOR``, the run recorded with its changes and charged to its payer. Should
+(3) fail (the database, a bug), nothing of it is applied, and the run is recorded in a
+transaction of its own as one whose reader failed (rules version 0), charged what the reader
+spent: it waits ``MIN_INTERVAL`` like any run, so that a model paid is not asked again at every
+quarter hour, beyond any allowance. One run
 per audience at a time anywhere (an advisory lock named after it); a Dreamer pass writing the
 same pages meanwhile is safe without it: both lock a page before writing it, and a page whose
 version moved since it was read is not consolidated.
@@ -38,10 +44,11 @@ from db.cleanups import CleanupRow
 from db.consolidation import DueAudience, Schedule
 from db.pool import begin_workspace
 from resolvers.common import clock
-from resolvers.memory.cleanup.applying import failed, write
+from resolvers.memory.cleanup.applying import NO_RULES, failed, write
+from resolvers.memory.cleanup.asking import NOTHING_ASKED, ask
 from resolvers.memory.cleanup.rereading import Reading, read
 from resolvers.memory.dreamer import guard
-from resolvers.memory.dreamer.consolidating import ConsolidationAnswer, Consolidator
+from resolvers.memory.dreamer.consolidating import Consolidator
 from resolvers.memory.dreamer.loading import NO_CONSOLIDATION, consolidator_of
 from resolvers.memory.dreamer.passes import PassSettings
 from resolvers.memory.dreamer.reader import Usage
@@ -117,7 +124,10 @@ async def _isolated(
     pool: asyncpg.Pool, audience: DueAudience, settings: PassSettings, consolidator: Consolidator
 ) -> ConsolidationReport:
     """``consolidate``, whose failure (the database's, a bug) is logged and keeps no other
-    audience waiting; nothing of it was written, and it is due again at the next check."""
+    audience waiting. A failure before the reader was asked wrote nothing: it is due again at
+    the next check; one after (writing what it answered) is recorded by ``consolidate``
+    itself, charged, and waits ``MIN_INTERVAL``; only when even that cannot be recorded
+    (the database gone) is nothing left of it."""
     try:
         return await consolidate(pool, audience, settings, consolidator)
     except Exception as error:  # noqa: BLE001 - one audience's failure never stops the others
@@ -166,22 +176,40 @@ async def _consolidate(
         return ConsolidationReport(audience, note=reading)
     if not reading.changeable:
         # Nothing a reader could change (no page, or only ✍ lines): recorded, not read.
-        answer = ConsolidationAnswer(pages=(), usage=Usage())
+        asked = NOTHING_ASKED
     else:
-        try:
-            answer = await consolidator.consolidate(reading.batch)
-        except Exception as error:  # noqa: BLE001 - any reader failure is recorded, not raised
-            log.warning("consolidation of %s failed: %s", audience_key(audience), error)
-            async with conn.transaction():
-                await begin_workspace(conn, audience.workspace_id)
-                recorded = await failed(conn, reading, settings, error, started)
-            return _report(audience, recorded)
-    async with conn.transaction():
-        await begin_workspace(conn, audience.workspace_id)
-        recorded = await write(
-            conn, reading, settings, answer, started, CONSOLIDATION_RULES_VERSION
-        )
+        asked = await ask(consolidator, reading.batch)
+        if asked.error is not None:
+            log.warning("consolidation of %s failed: %s", audience_key(audience), asked.error)
+    rules = NO_RULES if asked.failure else CONSOLIDATION_RULES_VERSION
+    try:
+        async with conn.transaction():
+            await begin_workspace(conn, audience.workspace_id)
+            recorded = await write(
+                conn, reading, settings, asked.answer, started, rules, asked.failure
+            )
+    except Exception as error:  # noqa: BLE001 - the reader was paid: the run is recorded
+        log.exception("consolidation of %s failed writing", audience_key(audience))
+        why = f"writing failed ({type(error).__name__}), nothing applied"
+        return await _failed(conn, reading, settings, started, asked.answer.usage, why)
     return _report(audience, recorded)
+
+
+async def _failed(
+    conn: asyncpg.Connection,
+    reading: Reading,
+    settings: PassSettings,
+    started: datetime,
+    usage: Usage,
+    why: str,
+) -> ConsolidationReport:
+    """A run that applied nothing, recorded and charged what its reader spent in a
+    transaction of its own: not due again for ``MIN_INTERVAL``, so that a reader paid is not
+    asked again at every check."""
+    async with conn.transaction():
+        await begin_workspace(conn, reading.audience.workspace_id)
+        recorded = await failed(conn, reading, settings, started, usage, why)
+    return _report(reading.audience, recorded)
 
 
 def _report(audience: DueAudience, row: CleanupRow) -> ConsolidationReport:

@@ -12,7 +12,7 @@ import asyncpg
 
 from db import consolidation, dreamer_pass
 from db.consolidation import DueAudience, PageToConsolidate
-from resolvers.common import ids
+from resolvers.common import clock, ids
 from resolvers.memory.dreamer.consolidating import (
     Audience,
     ConsolidationBatch,
@@ -75,12 +75,18 @@ async def read(
         ),
         pages=tuple(_page(page_id, page) for page_id, page in by_id.items()),
         mission=facts.mission,
-        today=started.date(),
+        today=clock.utc_day(started),
     )
     return Reading(audience, payer_kind, who, batch, by_id)
 
 
 def _page(page_id: str, page: PageToConsolidate) -> ConsolidationPage:
+    """A page as the reader gets it; each line's source a tag of the page's own (s1, s2 ... in
+    the order they first appear; '' for none): enough to keep lines of different sources
+    apart, without telling the reader what they are."""
+    tags: dict[tuple[str | None, UUID | None], str] = {(None, None): ""}
+    for line in page.lines:
+        tags.setdefault((line.source_kind, line.source_id), f"s{len(tags)}")
     return ConsolidationPage(
         id=page_id,
         kind=page.about_kind,  # type: ignore[arg-type]
@@ -92,6 +98,7 @@ def _page(page_id: str, page: PageToConsolidate) -> ConsolidationPage:
                 day=line.day,
                 human=line.human,
                 text=line.text,
+                source=tags[line.source_kind, line.source_id],
             )
             for line in page.lines
         ),

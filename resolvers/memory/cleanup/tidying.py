@@ -8,13 +8,21 @@ Groups first, in the reader's order, then the per-line proposals; a line is chan
   principle or a log it stays beside the new line);
 - a key not on the page is ignored; only souvenirs change (headings and the workspace
   profile's mission are kept as they are);
+- lines of different sources are never put together (the same source kind and id; a line
+  with no source only with lines with no source, a ✍ line has none): a line's source is what
+  the Monday removal checks (a mail or meeting deleted, a source the profile's person can no
+  longer open), so a line resting on someone's private mail may not live on under another
+  source. A group mixing them is refused whole and counted (``mixed_sources``), duplicates as
+  much as principles and logs: a duplicate of another source is a second piece of evidence,
+  kept until its own source goes;
 - exact duplicates are merged only when they say the same words (case, accents, spaces and
   punctuation aside) about the same record;
-- a new line (a principle, a log turned into one line) takes its source, author and day from
-  the newest line it replaces (the first of them on the page on a tie): it rests on that
-  evidence; its end date (jusqu'au) is the latest of theirs when every one has one; on a
-  member's profile it is about the record they are all about, and lines about different
-  records are never put together; it must be a well-formed souvenir;
+- a new line (a principle, a log turned into one line) takes the source of the lines it
+  replaces (their one source), and its author and day from the newest of them (the first of
+  them on the page on a tie): it rests on that evidence; its end date (jusqu'au) is the latest
+  of theirs when every one has one; on a member's profile it is about the record they are all
+  about, and lines about different records are never put together; it must be a well-formed
+  souvenir;
 - each change is applied only if the page still holds to its caps and its 4,000 characters as
   stored after it.
 """
@@ -43,6 +51,8 @@ class Tidied:
     lines: list[LineRow]
     changes: list[ChangeRow] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
+    # Of the refused, the groups of lines of different sources.
+    mixed_sources: int = 0
 
     @property
     def emptied(self) -> bool:
@@ -90,8 +100,7 @@ class _Page:
         if len({comparable(line.text) for line in lines}) > 1:
             self.done.refused.append(f"{_keys(lines)}: not the same words, not merged")
             return
-        if len({line.about_id for line in lines}) > 1:
-            self.done.refused.append(f"{_keys(lines)}: about different records, not merged")
+        if not self.together(lines):
             return
         humans = [line for line in lines if line.human]
         kept = humans[0] if humans else _newest(lines)
@@ -108,8 +117,7 @@ class _Page:
         replaced = [line for line in lines if not line.human]
         if not replaced:
             return
-        if len({line.about_id for line in replaced}) > 1:
-            self.done.refused.append(f"{_keys(replaced)}: about different records, not merged")
+        if not self.together(replaced):
             return
         new = self.new_line(group, replaced)
         if new is None:
@@ -122,6 +130,18 @@ class _Page:
             for line in replaced
         ]
         self.apply(after, replaced, changes)
+
+    def together(self, lines: Sequence[LineRow]) -> bool:
+        """Whether ``lines`` may become one: about one record, from one source (else the
+        group is refused, and said)."""
+        if len({line.about_id for line in lines}) > 1:
+            self.done.refused.append(f"{_keys(lines)}: about different records, not merged")
+            return False
+        if len({(line.source_kind, line.source_id) for line in lines}) > 1:
+            self.done.refused.append(f"{_keys(lines)}: from different sources, not merged")
+            self.done.mixed_sources += 1
+            return False
+        return True
 
     def new_line(self, group: GroupProposal, replaced: Sequence[LineRow]) -> LineRow | None:
         ends = [line.until for line in replaced if line.until is not None]

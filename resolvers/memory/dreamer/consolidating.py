@@ -51,6 +51,11 @@ class ConsolidationLine(_Model):
     day: date = Field(description="Its day (the evidence's).")
     human: bool = Field(description="Written or corrected by a person (✍): never changed.")
     text: str = Field(description="What the line says.")
+    source: str = Field(
+        default="",
+        description="The evidence the line rests on, as a tag within its page (s1, s2 ...; "
+        "empty: none): lines of different sources are never put together.",
+    )
 
 
 class ConsolidationPage(_Model):

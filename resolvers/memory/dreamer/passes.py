@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import cast
 from uuid import UUID, uuid4
@@ -82,15 +82,15 @@ class PassReport:
 
 
 def month_of(moment: datetime) -> date:
-    """The first day of ``moment``'s calendar month (UTC)."""
-    return moment.date().replace(day=1)
+    """The first day of ``moment``'s calendar month in UTC (whatever its own offset)."""
+    return clock.utc_day(moment).replace(day=1)
 
 
 def next_month(moment: datetime) -> datetime:
     """Midnight UTC on the first day of the month after ``moment``'s."""
     first = month_of(moment)
     year, month = (first.year + 1, 1) if first.month == 12 else (first.year, first.month + 1)
-    return datetime(year, month, 1, tzinfo=moment.tzinfo)
+    return datetime(year, month, 1, tzinfo=UTC)
 
 
 def allowance(facts: WorkspaceFacts, payer_kind: str) -> Decimal:
@@ -163,7 +163,9 @@ async def _pass(conn: asyncpg.Connection, owner: DueOwner, settings: PassSetting
             return PassReport(owner, waiting=len(rows), note=note)
         where = (owner.owner_kind, owner.owner_id)
         batch = (
-            await gather(conn, owner.workspace_id, facts.name, where, readable, started.date())
+            await gather(
+                conn, owner.workspace_id, facts.name, where, readable, clock.utc_day(started)
+            )
         ).batch
     try:
         answer = await settings.reader.read(batch)
@@ -248,7 +250,7 @@ async def _write(
             facts.name,
             where,
             rows,
-            started.date(),
+            clock.utc_day(started),
             lock_pages=True,
             named=named,
         )

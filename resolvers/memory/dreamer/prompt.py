@@ -117,9 +117,10 @@ def answer_schema() -> dict[str, Any]:
 
 CONSOLIDATION_RULES = """\
 You tidy the memory pages of one audience (one person's private pages, or the workspace's). \
-Each page holds souvenirs: one line each, with a key, a type, a day and its text. Code \
-decides what is applied; you only propose. A line or a page you leave out is kept as it is: \
-when in doubt, leave it.
+Each page holds souvenirs: one line each, with a key, a type, a day, its text and its source \
+(a tag naming the evidence it rests on within its page; empty: none). Code decides what is \
+applied; you only propose. A line or a page you leave out is kept as it is: when in doubt, \
+leave it.
 
 Per line (lines):
 - retype: the line has the wrong type; give the right one. Types: relation (how people, \
@@ -133,6 +134,8 @@ Per group of lines of one page (groups), replaced by one line:
 - principle: several narrow lines that one general line explains (write that line).
 - log: lines logging what was done, turned into the one durable line they teach.
 - duplicate: lines saying exactly the same thing; one of them stays as it is.
+Only lines of one source (the same tag, or all without one) go in one group: each keeps the \
+evidence it rests on, and code refuses a group mixing them.
 
 Never propose anything for a line marked human (a person wrote it: it is never changed), and \
 never touch the mission. You cannot create a page, nor move a line to another page. Write a \

@@ -236,7 +236,8 @@ def comparable(text: str) -> str:
 
 def consolidation(batch: ConsolidationBatch) -> ConsolidationAnswer:
     """``RulesReader.consolidate``, synchronously: per page, its exact duplicates (the same
-    words, case, accents, spaces and end punctuation aside) as one group each, and a retype
+    words, case, accents, spaces and end punctuation aside, from the same source) as one group
+    each, and a retype
     for each line cue words give another type (``retyped``); nothing else."""
     found = []
     for page in batch.pages:
@@ -252,9 +253,9 @@ def consolidation(batch: ConsolidationBatch) -> ConsolidationAnswer:
 
 
 def _duplicates(page: ConsolidationPage) -> list[GroupProposal]:
-    by_words: dict[str, list[str]] = {}
+    by_words: dict[tuple[str, str], list[str]] = {}
     for line in page.lines:
-        by_words.setdefault(comparable(line.text), []).append(line.key)
+        by_words.setdefault((comparable(line.text), line.source), []).append(line.key)
     first = {line.key: line for line in page.lines}
     return [
         GroupProposal(

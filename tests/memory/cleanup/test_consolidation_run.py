@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from datetime import UTC, date, datetime
+from decimal import Decimal
 
 import asyncpg
 
 from db.pool import begin_workspace, init_connection
 from db.records import insert_attribute
 from resolvers.common import ids
-from resolvers.memory.cleanup import CONSOLIDATION_ACTOR, applying, consolidation
+from resolvers.memory.cleanup import CONSOLIDATION_ACTOR, consolidation
+from resolvers.memory.cleanup.removal import remove_in_workspace
 from resolvers.memory.dreamer import guard
 from resolvers.memory.dreamer.consolidating import (
     ConsolidationBatch,
@@ -22,10 +25,12 @@ from resolvers.memory.dreamer.consolidating import (
     LineProposal,
     PageProposals,
 )
+from resolvers.memory.dreamer.reader import Usage
 from resolvers.records.workspaces import create_object, grant_standard_roles
 from tests.factories import data, gql, load_records, split, write_page
 from tests.memory.cleanup.consolidating import (
     DAY,
+    HOUR,
     MINUTE,
     T0,
     Proposing,
@@ -40,9 +45,12 @@ from tests.memory.cleanup.consolidating import (
     texts,
     versions,
 )
+from tests.memory.cleanup.removal_world import kept, line, page_with
 from tests.memory.pages_api import edit
 
 T1 = T0 + MINUTE
+# The Monday after T0, when the removal runs.
+NEXT_MONDAY = datetime(2026, 11, 16, 0, 5, tzinfo=UTC)
 
 
 def keys_of(batch: ConsolidationBatch, page: str) -> dict[str, str]:
@@ -435,17 +443,126 @@ async def test_an_audience_that_fails_keeps_no_other_waiting(pool, ws, monkeypat
     me, admin = ws.members["member"], ws.members["admin"]
     mine = await page_at(pool, ws, T0, "member", me, [souvenir("Likes tea"), souvenir("likes tea")])
     theirs = await page_at(pool, ws, T0, "member", admin, [souvenir("Pays"), souvenir("pays")])
-    real = applying.write
+    real = consolidation.read
 
-    async def broken(conn, reading, *args):  # type: ignore[no-untyped-def]
-        if reading.audience.audience_id == me:
+    async def broken(conn, audience, *args):  # type: ignore[no-untyped-def]
+        if audience.audience_id == me:
             raise asyncpg.PostgresError("the disk is full")
-        return await real(conn, reading, *args)
+        return await real(conn, audience, *args)
+
+    monkeypatch.setattr(consolidation, "read", broken)
+    reader = Proposing()
+    reports = {r.audience.audience_id: r for r in await consolidate_at(pool, ws, T1, reader)}
+    assert (reports[me].ran, reports[me].note) == (False, "failed (PostgresError)")
+    assert reports[admin].ran and len(reader.batches) == 1
+    assert len(await texts(pool, ws, mine)) == 2 and len(await texts(pool, ws, theirs)) == 1
+    # It failed before its reader was asked, and nothing of it was written: it is due again.
+    assert [r["audience_id"] for r in await runs(pool, ws)] == [admin]
+
+
+async def test_writing_that_fails_after_the_reader_answered_is_recorded_and_charged(
+    pool, ws, monkeypatch
+):
+    me = ws.members["member"]
+    page = await page_at(pool, ws, T0, "member", me, [souvenir("Likes tea"), souvenir("likes tea")])
+
+    async def broken(*args):  # type: ignore[no-untyped-def]
+        raise asyncpg.PostgresError("the disk is full")
 
     monkeypatch.setattr(consolidation, "write", broken)
-    reports = {r.audience.audience_id: r for r in await consolidate_at(pool, ws, T1)}
-    assert (reports[me].ran, reports[me].note) == (False, "failed (PostgresError)")
-    assert reports[admin].ran
-    assert len(await texts(pool, ws, mine)) == 2 and len(await texts(pool, ws, theirs)) == 1
-    # Nothing of it was written: it is due again.
-    assert [r["audience_id"] for r in await runs(pool, ws)] == [admin]
+    reader = Proposing(usage=Usage(input_tokens=100_000))  # $0.10 at $1 a million
+    [report] = await consolidate_at(pool, ws, T1, reader, per_mtok="1")
+    assert report.ran and report.lines_changed == 0 and report.cost_usd == Decimal("0.1")
+    assert report.note == "writing failed (PostgresError), nothing applied"
+    [run] = await runs(pool, ws)
+    assert (run["rules_version"], run["input_tokens"], run["cost_usd"], run["note"]) == (
+        0,
+        100_000,
+        Decimal("0.1"),
+        report.note,
+    )
+    spent = await fetch(pool, ws, "SELECT payer_id, cost_usd, passes FROM memory_spend")
+    assert [tuple(row) for row in spent] == [(me, Decimal("0.1"), 1)]
+    assert len(await texts(pool, ws, page)) == 2 and await changes(pool, ws) == []
+    # The next checks within six hours do not ask the model again; six hours later they do.
+    for later in (15 * MINUTE, 6 * HOUR - MINUTE):
+        assert await consolidate_at(pool, ws, T1 + later, reader, per_mtok="1") == []
+    assert len(reader.batches) == 1
+    monkeypatch.undo()
+    [report] = await consolidate_at(pool, ws, T1 + 6 * HOUR, reader, per_mtok="1")
+    assert (report.audience.trigger, report.lines_changed) == ("rules", 1)
+    assert len(reader.batches) == 2
+
+
+async def test_lines_of_different_sources_keep_their_own_and_the_monday_removal_sees_it(
+    pool, ws, stand
+):
+    [deal_gid] = await load_records(
+        pool, ws.tokens["admin"], [{"object": "companies", "label": "Acme"}]
+    )
+    deal = ids.decode(deal_gid, "Record", ws.id)
+    gone = uuid.uuid4()  # a meeting since deleted
+    stand(T0)
+    page_id = await page_with(
+        pool,
+        ws,
+        "workspace",
+        None,
+        [
+            line("Calls Acme at 9", day=date(2026, 10, 1), source=("record", gone)),
+            line("Calls Bolt at 9", day=date(2026, 10, 5)),
+            line("Pays in EUR", source=("record", deal)),
+            line("Pays in euros", day=date(2026, 10, 5), source=("record", deal)),
+        ],
+    )
+    page = ids.encode("MemoryPage", ws.id, page_id)
+    reader = proposing(
+        **{
+            page: lambda k: (
+                (),
+                (
+                    GroupProposal(
+                        keys=(k["Calls Acme at 9"], k["Calls Bolt at 9"]),
+                        reason="principle",
+                        text="Calls clients at 9",
+                        type="consigne",
+                    ),
+                    GroupProposal(
+                        keys=(k["Pays in EUR"], k["Pays in euros"]),
+                        reason="log",
+                        text="Pays in euros",
+                        type="relation",
+                    ),
+                ),
+            )
+        }
+    )
+    [report] = await consolidate_at(pool, ws, T1, reader)
+    # The reader is told which lines share a source, by tags of the page's own.
+    [batch] = reader.batches
+    [read] = batch.pages
+    assert [(x.text, x.source) for x in read.lines] == [
+        ("Calls Acme at 9", "s1"),
+        ("Calls Bolt at 9", ""),
+        ("Pays in EUR", "s2"),
+        ("Pays in euros", "s2"),
+    ]
+    assert report.lines_changed == 2
+    assert report.note == "1 proposal(s) not applied (1 grouping lines of different sources)"
+    rows = await fetch(
+        pool,
+        ws,
+        "SELECT text, source_kind, source_id FROM memory_lines WHERE page_id = $1"
+        " AND kind = 'souvenir' ORDER BY position",
+        page_id,
+    )
+    assert [tuple(row) for row in rows] == [
+        ("Calls Acme at 9", "record", gone),
+        ("Calls Bolt at 9", None, None),
+        ("Pays in euros", "record", deal),
+    ]
+    # The next Monday takes the line whose meeting is gone, and it alone.
+    stand(NEXT_MONDAY)
+    removal = await remove_in_workspace(pool, ws.id, NEXT_MONDAY)
+    assert removal.lines_removed == 1
+    assert await kept(pool, ws, page_id) == ["Calls Bolt at 9", "Pays in euros"]

@@ -20,7 +20,7 @@ from resolvers.memory.reading import content_of
 
 WS = UUID("00000000-0000-4000-8000-000000000001")
 ACME, BOLT = uuid4(), uuid4()
-SOURCE = uuid4()
+SOURCE, OTHER_SOURCE = uuid4(), uuid4()
 AT = datetime(2026, 11, 10, tzinfo=UTC)
 
 
@@ -110,13 +110,12 @@ def test_duplicates_must_say_the_same_about_the_same_record():
     assert tidy(records, proposals(groups=[group("duplicate", "a", "b")]), WS).changes == []
 
 
-def test_a_principle_takes_source_author_and_day_from_the_newest_line():
+def test_a_principle_takes_their_source_and_author_and_day_from_the_newest_line():
+    sourced = {"source_kind": "record", "source_id": SOURCE}
     row = page(
-        souvenir("a", "Calls Acme at 9", day=2, author="Bob"),
-        souvenir(
-            "b", "Calls Bolt at 9", day=7, author="Claire", source_kind="record", source_id=SOURCE
-        ),
-        souvenir("c", "Calls Cora at 9", day=7, author="Dan"),
+        souvenir("a", "Calls Acme at 9", day=2, author="Bob", **sourced),
+        souvenir("b", "Calls Bolt at 9", day=7, author="Claire", **sourced),
+        souvenir("c", "Calls Cora at 9", day=7, author="Dan", **sourced),
         souvenir("d", "Likes tea"),
     )
     done = tidy(row, proposals(groups=[group("principle", "c", "a", "b", text=" Calls at 9 ")]), WS)
@@ -135,6 +134,43 @@ def test_a_principle_takes_source_author_and_day_from_the_newest_line():
         ("rewritten", "principle", "b"),
         ("rewritten", "principle", "c"),
     ]
+
+
+def test_lines_of_different_sources_are_never_put_together():
+    mail = {"source_kind": "record", "source_id": SOURCE}
+    meeting = {"source_kind": "record", "source_id": OTHER_SOURCE}
+    talk = {"source_kind": "conversation", "source_id": SOURCE}
+    row = page(
+        souvenir("a", "Calls at 9", **mail),
+        souvenir("b", "Calls at 10", **meeting),
+        souvenir("c", "Calls at 9", **talk),
+        souvenir("d", "Calls at 9"),
+        souvenir("e", "Calls at 9", day=9, **mail),
+        souvenir("f", "Calls at 11"),
+    )
+    mixed = [
+        group("principle", "a", "b"),  # two records
+        group("log", "a", "c"),  # the same id, another kind
+        group("principle", "d", "a"),  # no source with one
+        group("duplicate", "a", "c", "d"),
+    ]
+    done = tidy(row, proposals(groups=mixed), WS)
+    assert done.lines == row.lines and done.changes == []
+    assert done.mixed_sources == 4
+    assert done.refused == [
+        "a, b: from different sources, not merged",
+        "a, c: from different sources, not merged",
+        "a, d: from different sources, not merged",
+        "a, c, d: from different sources, not merged",
+    ]
+    # One source: merged, the new line keeps it; no source with no source alone.
+    same = [group("duplicate", "a", "e"), group("principle", "d", "f", text="Calls early")]
+    done = tidy(row, proposals(groups=same), WS)
+    assert done.mixed_sources == 0 and done.refused == []
+    [b, c, new, e] = done.lines
+    assert [b.key, c.key, e.key] == ["b", "c", "e"] and new.key not in set("abcdef")
+    assert (new.text, new.source_kind, new.source_id) == ("Calls early", None, None)
+    assert e == row.lines[4]
 
 
 def test_a_new_line_ends_on_the_latest_end_when_every_line_has_one():

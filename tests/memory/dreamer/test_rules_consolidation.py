@@ -19,8 +19,8 @@ from resolvers.memory.dreamer.rules import RulesReader, consolidation, retyped
 DAY = date(2026, 10, 2)
 
 
-def line(key: str, text: str, type_: str = "relation", *, human: bool = False):
-    return ConsolidationLine(key=key, type=type_, day=DAY, human=human, text=text)
+def line(key: str, text: str, type_: str = "relation", *, human: bool = False, source: str = ""):
+    return ConsolidationLine(key=key, type=type_, day=DAY, human=human, text=text, source=source)
 
 
 def batch(*lines: ConsolidationLine, kind: str = "member") -> ConsolidationBatch:
@@ -45,6 +45,21 @@ def test_exact_duplicates_are_merged():
     [group] = page.groups
     assert (group.keys, group.reason) == (("a", "c", "d"), "duplicate")
     assert found.usage.input_tokens == found.usage.output_tokens == 0
+
+
+def test_duplicates_are_grouped_by_source():
+    found = consolidation(
+        batch(
+            line("a", "Acme pays late", source="s1"),
+            line("b", "Acme pays late", source="s2"),
+            line("c", "acme pays late.", source="s1"),
+            line("d", "Acme pays late"),
+            line("e", "Acme pays late", source="s2"),
+            line("f", "Acme pays late", human=True),
+        )
+    )
+    [page] = found.pages
+    assert [group.keys for group in page.groups] == [("a", "c"), ("b", "e"), ("d", "f")]
 
 
 @pytest.mark.parametrize(
