@@ -10,7 +10,10 @@ the label), private to a personal mailbox's owner or the workspace's for a share
 A message's external id is the poster's, one namespace per mailbox: re-sent with the same
 content it answers the stored one; with ``deleted: true`` it marks the stored one deleted (for
 good: a deleted mail is never read, and a souvenir learned from it has lost its source); with
-other content it is a validation problem. Posting needs the role's right to create mail, and
+other content it is a validation problem. A message found stored is answered with its content
+only to a caller who may read its record (``record_readable``, as ``record(id)``): an admin or
+an API key posting into a member's mailbox learns its id and whether it is deleted, never its
+subject, thread or attachments. Posting needs the role's right to create mail, and
 the mailbox's owner (their own session) or the settings update right. Nothing is stored when
 anything is refused. No item arrives here: the hourly job opens exchanges (``exchanges``).
 """
@@ -24,7 +27,7 @@ from uuid import UUID, uuid4
 import asyncpg
 
 from db import dreamer, mail, records
-from db.mail import Author, MailboxRow, MessageRow
+from db.mail import Author, MailboxRow, MessageRow, StoredMessage
 from resolvers.common import clock
 from resolvers.common.errors import Code, DomainError, Problem, invalid
 from resolvers.common.principals import Principal
@@ -59,10 +62,14 @@ _SAME_FIELDS = (
 @dataclass(frozen=True, slots=True)
 class RecordedMessage:
     """A message as stored now, and what this post did to it: stored it (``replayed`` False),
-    found it as it was, or marked it deleted."""
+    found it as it was, or marked it deleted. ``shown``: whether its stored content may be
+    answered to the caller (a message this post stored, or a stored one whose record the
+    caller may read, as ``record(id)`` decides); otherwise only its id, external id, whether
+    it is deleted and ``replayed`` are answered."""
 
     message: MessageRow
     replayed: bool
+    shown: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +153,13 @@ async def record_mail(
     # A savepoint, and the mailbox's lock: posts into one mailbox take turns.
     async with conn.transaction():
         await dreamer.lock_source(conn, f"{principal.workspace_id}:mailbox:{mailbox.id}")
-        stored = await mail.messages_of(conn, mailbox.id, [m.external_id for m in new])
+        stored = await mail.messages_of(
+            conn,
+            mailbox.id,
+            [m.external_id for m in new],
+            principal.readable_objects,
+            principal.person_id,
+        )
         recorded, fresh, deleting = _sorted(new, stored)
         row = principal.row
         author = Author(principal.kind, row.actor_id, row.actor_name)
@@ -157,30 +170,34 @@ async def record_mail(
 
 
 def _sorted(
-    new: Sequence[MessageRow], stored: dict[str, MessageRow]
+    new: Sequence[MessageRow], stored: dict[str, StoredMessage]
 ) -> tuple[list[RecordedMessage], list[MessageRow], list[UUID]]:
     """Each message as this post leaves it, the ones to store, and the stored ones to mark
-    deleted; a validation problem for a re-sent one saying something else."""
+    deleted; a validation problem for a re-sent one saying something else. A stored one is
+    answered with its content only to a caller who may read its record."""
     recorded: list[RecordedMessage] = []
     fresh: list[MessageRow] = []
     deleting: list[UUID] = []
     problems: list[Problem] = []
     for n, message in enumerate(new):
-        found = stored.get(message.external_id)
-        if found is None:
+        known = stored.get(message.external_id)
+        if known is None:
             # A mail deleted before it was ever posted is kept too, marked (a re-send finds it).
             fresh.append(message)
             if message.deleted:
                 deleting.append(message.id)
             recorded.append(RecordedMessage(message, replayed=False))
-        elif message.deleted and not found.deleted:
+            continue
+        found, shown = known.message, known.readable
+        if message.deleted and not found.deleted:
             deleting.append(found.id)
-            recorded.append(RecordedMessage(replace(found, deleted=True), replayed=False))
+            marked = replace(found, deleted=True)
+            recorded.append(RecordedMessage(marked, replayed=False, shown=shown))
         elif found.deleted and not message.deleted:
             message_text = "this mail was deleted: a deleted mail stays deleted"
             problems.append(Problem(message_text, f"messages.{n}.deleted"))
         elif message.deleted or _same(found, message):
-            recorded.append(RecordedMessage(found, replayed=True))
+            recorded.append(RecordedMessage(found, replayed=True, shown=shown))
         else:
             message_text = "this external id was recorded with other content: nothing was stored"
             problems.append(Problem(message_text, f"messages.{n}.externalId"))

@@ -201,3 +201,41 @@ async def test_a_post_holds_at_most_100_messages(client, pool, ws, personal):
     assert "messages" in {p["field"] for p in problems(response)}
     assert [p["field"] for p in problems(await send(client, token, personal))] == ["messages"]
     assert (await stored(pool, ws))["mail_messages"] == 100
+
+
+async def test_a_mail_the_caller_may_not_read_is_answered_without_its_content(
+    client, pool, ws, personal
+):
+    contents = base64.b64encode(b"contract").decode()
+    private = one(
+        subject="Salary review",
+        threadId="hr-thread",
+        attachments=[{"name": "payslip.pdf", "contents": contents}],
+    )
+    data(await send(client, ws.tokens["member"], personal, private, one("m2")))
+    shown = ("threadId", "filed", "category", "important", "at", "subject", "attachments")
+    # The admin may post into the member's mailbox but may not read their mail: deleting it, or
+    # deleting it again, answers its id and nothing the admin did not send.
+    for _ in range(2):
+        found = data(
+            await send(client, ws.tokens["admin"], personal, one(deleted=True, subject="x")),
+            "recordMail",
+        )
+        [gone] = found["messages"]
+        assert (gone["externalId"], gone["deleted"]) == ("m1", True)
+        assert all(gone[name] is None for name in (*shown, "recordIds")), gone
+    # The same for a re-send of the same content.
+    [same] = data(await send(client, ws.tokens["admin"], personal, one("m2")), "recordMail")[
+        "messages"
+    ]
+    assert (same["replayed"], same["subject"], same["threadId"]) == (True, None, None)
+    # The owner reads their own mail: it is answered whole.
+    [mine] = data(
+        await send(client, ws.tokens["member"], personal, one(deleted=True)), "recordMail"
+    )["messages"]
+    assert (mine["subject"], mine["threadId"], mine["replayed"]) == (
+        "Salary review",
+        "hr-thread",
+        True,
+    )
+    assert mine["attachments"][0]["name"] == "payslip.pdf"
