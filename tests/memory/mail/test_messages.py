@@ -239,3 +239,27 @@ async def test_a_mail_the_caller_may_not_read_is_answered_without_its_content(
         True,
     )
     assert mine["attachments"][0]["name"] == "payslip.pdf"
+
+
+async def test_control_characters_are_refused_in_addresses_and_names(client, pool, ws, personal):
+    # C0 (\x01, \x1b), DEL and C1 (\x80, \x9b): none is in an address nor a name.
+    bad = [
+        one("m1", **{"from": "carol\x01@client.example"}),
+        one("m2", **{"from": "carol@client\x7f.example"}),
+        one("m3", **{"from": "carol\x9b@client.example"}),
+        one("m4", **{"from": "carol@client.exam\x80ple"}),
+        one("m5", fromName="Carol\x1b[31m"),
+        one("m6", fromName="Carol\x9b"),
+        one("m7", attachments=[{"name": "a\x85.pdf", "contents": ""}]),
+    ]
+    response = await send(client, ws.tokens["member"], personal, *bad)
+    assert [p["field"] for p in problems(response)] == [
+        "messages.0.from",
+        "messages.1.from",
+        "messages.2.from",
+        "messages.3.from",
+        "messages.4.fromName",
+        "messages.5.fromName",
+        "messages.6.attachments.0.name",
+    ]
+    assert set((await stored(pool, ws)).values()) == {0}
