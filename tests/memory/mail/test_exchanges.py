@@ -331,3 +331,35 @@ async def test_two_runs_at_once_open_each_exchange_once_within_the_caps(pool, ws
     )
     assert sorted(run.total for run in runs) == [0, 0, 50]
     assert len(await exchanges_of(pool, ws)) == 50
+
+
+async def test_a_workspace_that_fails_keeps_no_other_waiting(pool, ws, ws2, monkeypatch, caplog):
+    # The failing workspace's mail has been quiet longest: it comes first.
+    await post(pool, ws, await mailbox(pool, ws, None), [important("m1", T0, text="secret")], T0)
+    later = T0 + timedelta(minutes=30)
+    await post(pool, ws2, await mailbox(pool, ws2, None), [important("m2", later)], later)
+    real = exchanges.mail.open_exchanges
+
+    async def broken(conn, now, rules):  # type: ignore[no-untyped-def]
+        if await conn.fetchval("SELECT app_workspace_id()") == ws.id:
+            raise asyncpg.PostgresError("the disk is full")
+        return await real(conn, now, rules)
+
+    monkeypatch.setattr(exchanges.mail, "open_exchanges", broken)
+    clock.set_clock(lambda: LATER)
+    with caplog.at_level("ERROR", logger="skillmem.mail"):
+        opened = await exchanges.open_due(pool, LATER, workspaces={ws.id, ws2.id})
+    assert opened.by_workspace == {str(ws2.id): 1}
+    assert opened.failed == {str(ws.id): "PostgresError"}
+    assert exchanges.lines(opened) == [
+        f"mail: workspace {ws2.id}: 1 exchange(s) opened at {LATER.isoformat()}",
+        f"mail: workspace {ws.id}: failed (PostgresError)",
+    ]
+    [logged] = caplog.records
+    assert logged.getMessage() == f"mail job of workspace {ws.id} failed"
+    assert "secret" not in caplog.text and "m1" not in logged.getMessage()
+    assert await openings(pool, ws2) == ["m2"]
+    # Nothing of it was written: the next hour opens it.
+    assert await openings(pool, ws) == []
+    monkeypatch.setattr(exchanges.mail, "open_exchanges", real)
+    assert await open_at(pool, ws, LATER + timedelta(hours=1)) == 1
