@@ -167,6 +167,19 @@ async def mark_deleted(conn: asyncpg.Connection, message_ids: Sequence[UUID], at
         await conn.execute(Q["mark_deleted"], list(message_ids), at)
 
 
+async def reclassify(conn: asyncpg.Connection, messages: Sequence[MessageRow]) -> None:
+    """Update stored messages' classification (category, important flag, classification time)
+    as these rows say, in one statement."""
+    if messages:
+        await conn.execute(
+            Q["reclassify"],
+            [m.id for m in messages],
+            [m.category for m in messages],
+            [m.important for m in messages],
+            [m.classified_at for m in messages],
+        )
+
+
 async def deleted_mail(conn: asyncpg.Connection, record_ids: Sequence[UUID]) -> set[UUID]:
     """Which of these records are mail marked deleted: a souvenir naming one as its source has
     lost it (in SQL, per record: ``mail_deleted(record_id)``)."""

@@ -83,6 +83,15 @@ SELECT count(*) FROM stored;
 UPDATE mail_messages SET deleted = true, deleted_at = $2
  WHERE workspace_id = app_workspace_id() AND id = ANY ($1) AND NOT deleted;
 
+-- name: reclassify
+-- Updates messages' ($1) classification: category $2, important $3, classified at $4 (arrays
+-- in the same order).
+UPDATE mail_messages m
+   SET category = g.category, important = g.important, classified_at = g.classified_at
+  FROM unnest($1::uuid[], $2::text[], $3::boolean[], $4::timestamptz[])
+       AS g(id, category, important, classified_at)
+ WHERE m.workspace_id = app_workspace_id() AND m.id = g.id;
+
 -- name: deleted_mail
 -- Which of these records ($1) are mail marked deleted (a souvenir's source gone).
 SELECT id FROM mail_messages

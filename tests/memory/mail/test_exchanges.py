@@ -363,3 +363,20 @@ async def test_a_workspace_that_fails_keeps_no_other_waiting(pool, ws, ws2, monk
     assert await openings(pool, ws) == []
     monkeypatch.setattr(exchanges.mail, "open_exchanges", real)
     assert await open_at(pool, ws, LATER + timedelta(hours=1)) == 1
+
+
+async def test_a_mail_flagged_important_later_opens_an_exchange_at_the_next_hour(pool, ws):
+    box = await mailbox(pool, ws)
+    await post(pool, ws, box, [message("m1", T0), reply("m2", T0 + timedelta(minutes=5), ws)], T0)
+    assert await open_at(pool, ws, LATER) == 0
+    # The provider's classifier flags it important the next day: the re-send says so.
+    flagged_at = T0 + timedelta(days=1)
+    recorded = await post(
+        pool, ws, box, [important("m1", T0, classified_at=flagged_at)], flagged_at
+    )
+    [found] = recorded.messages
+    assert found.replayed is False and found.message.important
+    assert found.message.classified_at == flagged_at
+    assert await open_at(pool, ws, flagged_at + timedelta(hours=1)) == 1
+    [exchange] = await exchanges_of(pool, ws)
+    assert (exchange["opening"], exchange["first"], exchange["last"]) == ("m1", "m1", "m2")

@@ -114,7 +114,7 @@ async def test_a_re_sent_mail_is_stored_once_and_deleted_for_good(client, pool, 
     first = data(await send(client, member, personal, one()), "recordMail")["messages"][0]
     again = data(await send(client, member, personal, one()), "recordMail")["messages"][0]
     assert (again["id"], again["replayed"]) == (first["id"], True)
-    for change in ({"text": "Other"}, {"important": False}, {"threadId": "t2"}):
+    for change in ({"text": "Other"}, {"subject": "Other"}, {"threadId": "t2"}):
         response = await send(client, member, personal, one(**change))
         assert [p["field"] for p in problems(response)] == ["messages.0.externalId"], change
     # Deleted: the stored mail is marked (whatever else the re-send says), and stays deleted.
@@ -263,3 +263,27 @@ async def test_control_characters_are_refused_in_addresses_and_names(client, poo
         "messages.6.attachments.0.name",
     ]
     assert set((await stored(pool, ws)).values()) == {0}
+
+
+async def test_a_re_send_updates_the_classification_alone(client, pool, ws, personal):
+    member = ws.tokens["member"]
+    first = data(await send(client, member, personal, one(important=False)), "recordMail")
+    reclassified = one(category="NEWSLETTER", classifiedAt="2026-03-05T10:00:00+00:00")
+    [again] = data(await send(client, member, personal, reclassified), "recordMail")["messages"]
+    assert (again["id"], again["replayed"]) == (first["messages"][0]["id"], False)
+    assert (again["category"], again["important"]) == ("NEWSLETTER", True)
+    [same] = data(await send(client, member, personal, reclassified), "recordMail")["messages"]
+    assert same["replayed"] is True
+    # Anything else still differs: refused, and the classification is not changed by it.
+    other = one(category="DIRECT", text="Other")
+    assert [p["field"] for p in problems(await send(client, member, personal, other))] == [
+        "messages.0.externalId"
+    ]
+    async with pool.acquire() as conn:
+        row = await conn.fetchrow(
+            "SELECT category, important, classified_at FROM mail_messages WHERE workspace_id = $1",
+            ws.id,
+        )
+    assert (row["category"], row["important"]) == ("newsletter", True)
+    assert row["classified_at"].isoformat() == "2026-03-05T10:00:00+00:00"
+    assert (await stored(pool, ws))["mail_messages"] == 1
