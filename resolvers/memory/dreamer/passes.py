@@ -152,7 +152,9 @@ async def _pass(conn: asyncpg.Connection, owner: DueOwner, settings: PassSetting
     started = clock.now()
     async with conn.transaction():
         await begin_workspace(conn, owner.workspace_id)
-        rows = await dreamer_pass.waiting_items(conn, owner.owner_kind, owner.owner_id)
+        rows = await dreamer_pass.waiting_items(
+            conn, owner.owner_kind, owner.owner_id, started, exchanges.REACH
+        )
         rows = await exchanges.without_closed(conn, rows)
         if not rows:
             return PassReport(owner, note="nothing waiting")

@@ -6,7 +6,9 @@ uncategorized mail, a Direct mail not flagged important, nor a reply sent); it i
 thread has been quiet for ``QUIET`` (2 hours) in that mailbox, from the message just before the
 important mail through the thread's last message there (a later important mail opens its own
 exchange from that point, and ends the one before). Only mail classified in the last ``REACH``
-(30 days) is read; deleted mail is left out. A personal mailbox is read while its owner's
+(30 days, counted in UTC) is read, both when the exchange opens and when a pass reads it (an
+item read late reads only what is still within them; migration 0018); deleted mail is left
+out. A personal mailbox is read while its owner's
 ``memory.learnFromEmail`` is on, and only its mail from the moment it was last turned on; a
 shared mailbox is always read. A workspace opens at most ``HOUR_CAP`` (50) exchanges an hour
 and ``DAY_CAP`` (300) a day (UTC), the longest quiet first; the rest wait for the next hour.
@@ -127,14 +129,16 @@ def lines(opened: Opened) -> list[str]:
 # Why a waiting mail item is not read after all (a pass finds it so).
 MAIL_DELETED = "mail_deleted"
 LEARN_FROM_EMAIL_OFF = "learn_from_email_off"
+MAIL_TOO_OLD = "mail_too_old"
 
 
 async def without_closed(
     conn: asyncpg.Connection, rows: Sequence[asyncpg.Record]
 ) -> list[asyncpg.Record]:
     """A pass's waiting rows but the mail items no longer to read, which are not read now with
-    their reason: the important mail was deleted since the exchange opened, or the personal
-    mailbox's owner turned memory.learnFromEmail off (``waiting_items``' mail_closed)."""
+    their reason: the important mail was deleted since the exchange opened, the personal
+    mailbox's owner turned memory.learnFromEmail off, or the important mail was classified
+    more than ``REACH`` before the pass (``waiting_items``' mail_closed)."""
     kept: list[asyncpg.Record] = []
     closed: dict[str, list[UUID]] = {}
     for row in rows:

@@ -266,3 +266,74 @@ async def test_an_exchange_whose_important_mail_was_deleted_is_not_read(pool, ws
         gone = await conn.fetchval("SELECT mail_deleted($1)", row["opening_id"])
         other = await conn.fetchval("SELECT mail_deleted($1)", row["mailbox_id"])
     assert (gone, other) == (True, False)
+
+
+async def read_at(pool, ws, stand, when):
+    """Every pass due at ``when``, the clock stood there: what the reader received."""
+    stand(when)
+    reader = FixedReader()
+    reports = await dream(pool, ws, when, PassSettings(reader=reader))
+    return reports, reader.calls
+
+
+@pytest.mark.parametrize(("late", "read"), [(timedelta(0), True), (timedelta(seconds=1), False)])
+async def test_only_mail_classified_in_the_30_days_before_the_pass_is_read(
+    pool, ws, stand, late, read
+):
+    box = await mailbox(pool, ws)
+    earlier = T0 - timedelta(days=2)
+    thread = [message("before", earlier, text="Our offer."), important("m1", T0, text=RULE)]
+    await post(pool, ws, box, thread, T0)
+    assert await open_at(pool, ws, OPENED) == 1
+    # The pass comes late (its payer's allowance waited, say): the message before the
+    # important mail was classified 30 days before it (read), or a second more (not read).
+    _, [batch] = await read_at(pool, ws, stand, earlier + timedelta(days=30) + late)
+    offer = ["Carol <carol@client.example>: Our offer."] if read else []
+    assert batch.items[0].text.split("\n") == [*offer, f"Carol <carol@client.example>: {RULE}"]
+
+
+async def test_an_exchange_whose_important_mail_is_over_30_days_old_is_not_read(pool, ws, stand):
+    box = await mailbox(pool, ws)
+    await post(pool, ws, box, [important("m1", T0, text=RULE)], T0)
+    await post(pool, ws, box, [important("m2", T0, thread="t2", text=RULE)], T0)
+    assert await open_at(pool, ws, OPENED) == 2
+    # Read next month, one second past the 30 days: neither is read, each says why.
+    _, calls = await read_at(pool, ws, stand, T0 + timedelta(days=30, seconds=1))
+    assert calls == []
+    rows = await exchanges_of(pool, ws)
+    assert [(row["status"], row["reason"]) for row in rows] == [("not_read", "mail_too_old")] * 2
+
+
+async def test_an_exchange_read_on_the_30th_day_is_read(pool, ws, stand):
+    box = await mailbox(pool, ws)
+    await post(pool, ws, box, [important("m1", T0, text=RULE)], T0)
+    assert await open_at(pool, ws, OPENED) == 1
+    [report], calls = await read_at(pool, ws, stand, T0 + timedelta(days=30))
+    assert report.read == 1 and len(calls) == 1
+
+
+async def test_a_message_posted_late_is_read_when_its_time_is_inside_the_window(pool, ws, stand):
+    box = await mailbox(pool, ws)
+    last = T0 + timedelta(minutes=20)
+    thread = [important("m1", T0, text="First."), reply("r1", last, ws)]
+    await post(pool, ws, box, thread, last)
+    assert await open_at(pool, ws, OPENED) == 1
+    # After the exchange opened, the provider posts a message it had missed, sent between the
+    # two, and a reply sent after the last: the first is read with the exchange (its window is
+    # its first and last message as stored), the second is not.
+    await post(
+        pool,
+        ws,
+        box,
+        [
+            message("late", T0 + timedelta(minutes=10), text="Missed."),
+            reply("after", OPENED, ws, text="Later."),
+        ],
+        OPENED,
+    )
+    _, [batch] = await read_at(pool, ws, stand, READ)
+    assert batch.items[0].text.split("\n") == [
+        "Carol <carol@client.example>: First.",
+        "Carol <carol@client.example>: Missed.",
+        "Member: Hello.",
+    ]
