@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import cast
 from uuid import UUID, uuid4
@@ -82,15 +82,15 @@ class PassReport:
 
 
 def month_of(moment: datetime) -> date:
-    """The first day of ``moment``'s calendar month (UTC)."""
-    return moment.date().replace(day=1)
+    """The first day of ``moment``'s calendar month (UTC, whatever its offset)."""
+    return moment.astimezone(UTC).date().replace(day=1)
 
 
 def next_month(moment: datetime) -> datetime:
-    """Midnight UTC on the first day of the month after ``moment``'s."""
+    """Midnight UTC on the first day of the month after ``moment``'s (UTC)."""
     first = month_of(moment)
     year, month = (first.year + 1, 1) if first.month == 12 else (first.year, first.month + 1)
-    return datetime(year, month, 1, tzinfo=moment.tzinfo)
+    return datetime(year, month, 1, tzinfo=UTC)
 
 
 def allowance(facts: WorkspaceFacts, payer_kind: str) -> Decimal:
@@ -149,7 +149,9 @@ async def run_unguarded(pool: asyncpg.Pool, owner: DueOwner, settings: PassSetti
 
 
 async def _pass(conn: asyncpg.Connection, owner: DueOwner, settings: PassSettings) -> PassReport:
-    started = clock.now()
+    # In UTC, whatever the clock's offset (`dreamer run --now` may give one): the pass's day,
+    # its month of spend, and the 30 days of mail it reads.
+    started = clock.now().astimezone(UTC)
     async with conn.transaction():
         await begin_workspace(conn, owner.workspace_id)
         rows = await dreamer_pass.waiting_items(

@@ -75,7 +75,9 @@ async def open_due(
     pool: asyncpg.Pool, now: datetime, workspaces: Collection[UUID] | None = None
 ) -> Opened:
     """Open every workspace's exchanges due at ``now`` (only those of ``workspaces`` when
-    given), each with its item."""
+    given), each with its item. ``now`` is taken in UTC, whatever its offset (`dreamer run
+    --now` may give one): the caps' hour and day, the 30 days and the job's report are UTC's."""
+    now = now.astimezone(UTC)
     rules = rules_at(now)
     found = Opened(now, {})
     async with pool.acquire() as proxy:

@@ -5,7 +5,7 @@ mail, the 30 days, deleted mail, a mail in two mailboxes, learnFromEmail, the ca
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 import asyncpg
 import pytest
@@ -380,3 +380,44 @@ async def test_a_mail_flagged_important_later_opens_an_exchange_at_the_next_hour
     assert await open_at(pool, ws, flagged_at + timedelta(hours=1)) == 1
     [exchange] = await exchanges_of(pool, ws)
     assert (exchange["opening"], exchange["first"], exchange["last"]) == ("m1", "m1", "m2")
+
+
+def test_the_caps_hour_and_day_are_utcs_whatever_the_offset_of_now():
+    # 08:00 on 2 March at +14:00 is 18:00 on 1 March in UTC: the day of the cap is 1 March.
+    rules = exchanges.rules_at(datetime.fromisoformat("2027-03-02T08:30:00+14:00"))
+    assert rules.hour == datetime(2027, 3, 1, 18, 0, tzinfo=UTC)
+    assert rules.day == datetime(2027, 3, 1, 0, 0, tzinfo=UTC)
+
+
+async def test_the_30_days_are_counted_in_utc_whatever_the_sessions_time_zone(dsn, pool, ws):
+    # After the change to summer time in Paris (28 March 2027), 30 days before 10 April at
+    # 12:00 UTC is 11 March at 12:00 UTC: 720 hours, not the 719 Paris's calendar would count.
+    now = datetime(2027, 4, 10, 12, 0, tzinfo=UTC)
+    start = now - timedelta(days=30)
+    box = await mailbox(pool, ws)
+    mails = [
+        important("in", start + timedelta(minutes=30), thread="a"),
+        important("out", start - timedelta(seconds=1), thread="b"),
+    ]
+    await post(pool, ws, box, mails, start + timedelta(minutes=30))
+    await post(pool, ws, box, [important("edge", start, thread="c")], start + timedelta(hours=1))
+    paris = await asyncpg.create_pool(
+        api_dsn(dsn),
+        min_size=1,
+        max_size=2,
+        init=init_connection,
+        connection_class=SerialConnection,
+        reset=keep_session,
+        server_settings={"TimeZone": "Europe/Paris"},
+    )
+    try:
+        async with paris.acquire() as conn:
+            assert await conn.fetchval("SHOW TimeZone") == "Europe/Paris"
+        clock.set_clock(lambda: now)
+        # Seen from +14:00, the same instant.
+        at = now.astimezone(timezone(timedelta(hours=14)))
+        opened = await exchanges.open_due(paris, at, workspaces={ws.id})
+    finally:
+        await paris.close()
+    assert opened.at == now and opened.at.utcoffset() == timedelta(0)
+    assert sorted(await openings(pool, ws)) == ["edge", "in"]

@@ -5,12 +5,14 @@ conversation, what stops an opened exchange from being read, and who pays."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
 
 import pytest
 
 from db.pool import begin_workspace
-from resolvers.memory.dreamer.passes import PassSettings
+from resolvers.memory.dreamer.passes import PassSettings, Prices
+from resolvers.memory.dreamer.reader import Usage
 from tests.factories import company, local
 from tests.memory.dreamer.dreaming import FixedReader, dream, items_of, lines_of, said
 from tests.memory.mail.mailing import (
@@ -337,3 +339,28 @@ async def test_a_message_posted_late_is_read_when_its_time_is_inside_the_window(
         "Carol <carol@client.example>: Missed.",
         "Member: Hello.",
     ]
+
+
+async def test_a_pass_run_at_a_time_given_with_an_offset_counts_its_day_and_month_in_utc(
+    pool, ws, stand
+):
+    box = await mailbox(pool, ws)
+    end = datetime(2027, 3, 31, 20, 0, tzinfo=UTC)
+    await post(pool, ws, box, [important("m1", end, text=RULE)], end)
+    assert await open_at(pool, ws, end + timedelta(hours=2)) == 1
+    # 23:00 UTC on 31 March is already 1 April at +14:00 (`dreamer run --now` keeps the offset).
+    at = datetime.fromisoformat("2027-04-01T13:00:00+14:00")
+    reader = FixedReader(usage=Usage(input_tokens=1_000_000))
+    settings = PassSettings(reader=reader, prices=Prices(Decimal(1), Decimal(0)))
+    stand(at)
+    [report] = await dream(pool, ws, at, settings)
+    assert report.read == 1
+    [batch] = reader.calls
+    assert batch.today == date(2027, 3, 31)
+    async with pool.acquire() as conn:
+        months = await conn.fetch(
+            "SELECT month FROM memory_spend WHERE workspace_id = $1 AND payer_id = $2",
+            ws.id,
+            ws.members["member"],
+        )
+    assert [row["month"] for row in months] == [date(2027, 3, 1)]
