@@ -12,7 +12,14 @@ import pytest
 
 from db.pool import begin_workspace
 from resolvers.memory.dreamer.passes import PassSettings, Prices
-from resolvers.memory.dreamer.reader import Usage
+from resolvers.memory.dreamer.reader import (
+    About,
+    Batch,
+    Candidate,
+    ItemLearnings,
+    ReaderAnswer,
+    Usage,
+)
 from tests.factories import company, local
 from tests.memory.dreamer.dreaming import FixedReader, dream, items_of, lines_of, said
 from tests.memory.mail.mailing import (
@@ -195,10 +202,10 @@ async def test_attachments_and_quoted_history_never_reach_the_reader(pool, ws, a
     assert "Q09OVEVOVFM" not in sent  # nor its base64
     assert item.kind == "mail" and item.context == "Subject: Contract for Acme"
     assert item.text.split("\n") == [
-        "Carol <carol@client.example>: Here is our offer.",
-        "Carol <carol@client.example>: Please sign the attached contract. Best, Carol",
+        "[1] Carol <carol@client.example>: Here is our offer.",
+        "[2] Carol <carol@client.example>: Please sign the attached contract. Best, Carol",
         "(attached: contract.pdf, annex.xlsx)",
-        "Member: Signed.",
+        "[3] Member: Signed.",
     ]
     assert (item.speaker.name, item.speaker.kind) == ("Member", "person")
     assert item.speaker.id is not None
@@ -290,8 +297,9 @@ async def test_only_mail_classified_in_the_30_days_before_the_pass_is_read(
     # The pass comes late (its payer's allowance waited, say): the message before the
     # important mail was classified 30 days before it (read), or a second more (not read).
     _, [batch] = await read_at(pool, ws, stand, earlier + timedelta(days=30) + late)
-    offer = ["Carol <carol@client.example>: Our offer."] if read else []
-    assert batch.items[0].text.split("\n") == [*offer, f"Carol <carol@client.example>: {RULE}"]
+    offer = ["[1] Carol <carol@client.example>: Our offer."] if read else []
+    rule = f"[{len(offer) + 1}] Carol <carol@client.example>: {RULE}"
+    assert batch.items[0].text.split("\n") == [*offer, rule]
 
 
 async def test_an_exchange_whose_important_mail_is_over_30_days_old_is_not_read(pool, ws, stand):
@@ -335,9 +343,9 @@ async def test_a_message_posted_late_is_read_when_its_time_is_inside_the_window(
     )
     _, [batch] = await read_at(pool, ws, stand, READ)
     assert batch.items[0].text.split("\n") == [
-        "Carol <carol@client.example>: First.",
-        "Carol <carol@client.example>: Missed.",
-        "Member: Hello.",
+        "[1] Carol <carol@client.example>: First.",
+        "[2] Carol <carol@client.example>: Missed.",
+        "[3] Member: Hello.",
     ]
 
 
@@ -364,3 +372,55 @@ async def test_a_pass_run_at_a_time_given_with_an_offset_counts_its_day_and_mont
             ws.members["member"],
         )
     assert [row["month"] for row in months] == [date(2027, 3, 1)]
+
+
+def crediting(claims: dict[str, int | None]):
+    """A stand-in chat reader: for each mail item (by its subject), one learning about its
+    linked record, said to be stated by the item's speaker (the mailbox's owner) and resting
+    on the message ``claims`` names: a line number, or the owner's own line (0), or none."""
+
+    def make(batch: Batch) -> ReaderAnswer:
+        learnings = []
+        for item in batch.items:
+            claim = claims[item.context.removeprefix("Subject: ")]
+            if claim == 0:
+                own = next(line for line in item.text.split("\n") if "] Member: " in line)
+                claim = int(own[1 : own.index("]")])
+            candidate = Candidate(
+                text="Le DAF d'Acme décide seul.",
+                type="contexte",
+                about=About(kind="record", id=item.record_ids[0]),
+                stated_by=item.speaker,
+                message=claim,
+            )
+            learnings.append(ItemLearnings(item_id=item.id, candidates=(candidate,)))
+        return ReaderAnswer(learnings=tuple(learnings), usage=Usage())
+
+    return make
+
+
+async def test_an_outsiders_line_credited_to_the_owner_gets_none_of_the_owners_rights(
+    pool, ws, acme, stand
+):
+    box = await mailbox(pool, ws)
+    linked = {"record_ids": [acme]}
+    subjects = ("outsider", "unnamed", "beyond", "own")
+    said = [important(s, T0, thread=s, subject=s, text=RULE, **linked) for s in subjects]
+    answered = T0 + timedelta(minutes=5)
+    said += [reply(f"re-{s}", answered, ws, thread=s, subject=s) for s in subjects]
+    await post(pool, ws, box, said, answered)
+    assert await open_at(pool, ws, OPENED) == 4
+    # The reader says the owner stated each learning; only "own" rests on the owner's line.
+    claims = {"outsider": 1, "unnamed": None, "beyond": 3, "own": 0}
+    reader = FixedReader(crediting(claims))
+    stand(READ)
+    await dream(pool, ws, READ, PassSettings(reader=reader))
+    assert len(reader.calls) == 1
+    verdicts = await verdicts_of(pool, ws)
+    # Not by the owner's update right on Acme: an outsider's words stay off its page.
+    assert verdicts["outsider"] == [("refused", "not_permitted")]
+    assert verdicts["unnamed"] == [("refused", "not_permitted")]
+    assert verdicts["beyond"] == [("refused", "not_permitted")]
+    assert verdicts["own"] == [("written", None)]
+    [line] = await lines_of(pool, ws, "record", local(ws, acme))
+    assert (line["author"], line["text"]) == ("Member", "Le DAF d'Acme décide seul.")
