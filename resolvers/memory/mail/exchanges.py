@@ -14,14 +14,14 @@ shared mailbox is always read. A workspace opens at most ``HOUR_CAP`` (50) excha
 and ``DAY_CAP`` (300) a day (UTC), the longest quiet first; the rest wait for the next hour.
 
 Each exchange becomes one item of ``memory_items`` (kind ``mail``): the mailbox owner's (private
-to them, paid by them, their ``memory.shareWithTeam``), or the workspace's for a shared
-mailbox. The rules are SQL, written once (``mail_openable``, migration 0015): one statement
+to them, paid by them, their ``memory.shareWithTeam``), or the workspace's for a shared mailbox.
+The rules are SQL, written once (``mail_openable``, migrations 0015 and 0018): one statement
 lists the workspaces with exchanges to open (``mail_due``: ids, times and counts), then one
 transaction per such workspace (under its lock: two runs at once never pass the caps) opens its
 exchanges with their items in one statement; a workspace whose transaction fails is logged by
-its id and skipped until the next hour, never keeping the workspaces after it waiting; a
-mailbox with nothing to open costs no statement of its own. Running the job again at the same
-time opens nothing twice.
+its id and skipped until the next hour, never keeping the workspaces after it waiting; a mailbox
+with nothing to open costs no statement of its own. Running the job again at the same time opens
+nothing twice.
 """
 
 from __future__ import annotations

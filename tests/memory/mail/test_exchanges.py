@@ -1,6 +1,6 @@
-"""The hourly mail job (resolvers/memory/mail/exchanges.py, mail_openable in migration 0015) on
-the real database: which mail opens an exchange, the quiet, the window, a second important
-mail, the 30 days, deleted mail, a mail in two mailboxes, learnFromEmail, the caps."""
+"""The hourly mail job (resolvers/memory/mail/exchanges.py, mail_openable in migrations 0015 and
+0018) on the real database: which mail opens an exchange, the quiet, the window, a second
+important mail, the 30 days, deleted mail, a mail in two mailboxes, learnFromEmail, the caps."""
 
 from __future__ import annotations
 
