@@ -104,7 +104,7 @@ class RecordedMailMessage:
     deleted: bool
     replayed: bool = strawberry.field(
         description="Stored before as it is: nothing new was stored (false when this post"
-        " stored it or marked it deleted)."
+        " stored it, marked it deleted or updated its classification)."
     )
 
     @classmethod
