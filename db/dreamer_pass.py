@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 from uuid import UUID
@@ -58,10 +58,18 @@ class RecordFacts:
 
 
 async def waiting_items(
-    conn: asyncpg.Connection, owner_kind: str, owner_id: UUID | None
+    conn: asyncpg.Connection,
+    owner_kind: str,
+    owner_id: UUID | None,
+    now: datetime,
+    mail_reach: timedelta,
 ) -> list[asyncpg.Record]:
-    """The owner's waiting items, locked for this pass, in reading order, with their sources."""
-    rows: list[asyncpg.Record] = await conn.fetch(Q["waiting_items"], owner_kind, owner_id)
+    """The owner's waiting items, locked for this pass, in reading order, with their sources
+    as a pass at ``now`` reads them (a mail exchange: its mail classified within ``mail_reach``
+    before ``now``)."""
+    rows: list[asyncpg.Record] = await conn.fetch(
+        Q["waiting_items"], owner_kind, owner_id, now, mail_reach
+    )
     return rows
 
 

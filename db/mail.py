@@ -86,12 +86,32 @@ class MessageRow:
     record_ids: list[UUID]
 
 
+@dataclass(frozen=True, slots=True)
+class StoredMessage:
+    """A stored message, and whether the caller may read its record (``record_readable``)."""
+
+    message: MessageRow
+    readable: bool
+
+
 async def messages_of(
-    conn: asyncpg.Connection, mailbox_id: UUID, external_ids: Sequence[str]
-) -> dict[str, MessageRow]:
-    """A mailbox's messages among these external ids, by external id."""
-    rows = await conn.fetch(Q["messages_of"], mailbox_id, list(external_ids))
-    return {row["external_id"]: MessageRow(**dict(row)) for row in rows}
+    conn: asyncpg.Connection,
+    mailbox_id: UUID,
+    external_ids: Sequence[str],
+    readable: Sequence[UUID],
+    person: UUID | None,
+) -> dict[str, StoredMessage]:
+    """A mailbox's messages among these external ids, by external id, each with whether the
+    caller (``readable`` objects, ``person``) may read its record."""
+    rows = await conn.fetch(
+        Q["messages_of"], mailbox_id, list(external_ids), list(readable), person
+    )
+    found = {}
+    for row in rows:
+        values = dict(row)
+        may_read = values.pop("readable")
+        found[row["external_id"]] = StoredMessage(MessageRow(**values), may_read)
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +165,19 @@ async def mark_deleted(conn: asyncpg.Connection, message_ids: Sequence[UUID], at
     """Mark messages deleted at ``at`` (those not deleted yet)."""
     if message_ids:
         await conn.execute(Q["mark_deleted"], list(message_ids), at)
+
+
+async def reclassify(conn: asyncpg.Connection, messages: Sequence[MessageRow]) -> None:
+    """Update stored messages' classification (category, important flag, classification time)
+    as these rows say, in one statement."""
+    if messages:
+        await conn.execute(
+            Q["reclassify"],
+            [m.id for m in messages],
+            [m.category for m in messages],
+            [m.important for m in messages],
+            [m.classified_at for m in messages],
+        )
 
 
 async def deleted_mail(conn: asyncpg.Connection, record_ids: Sequence[UUID]) -> set[UUID]:

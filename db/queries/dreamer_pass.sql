@@ -3,9 +3,10 @@
 -- its payer's allowance lets it read), locked for this pass (another pass skips them), in
 -- reading order (mail last), with what their sources say (a run's: the names of its messages'
 -- speakers by id; a mail exchange's: its window's messages, each with the member whose own
--- words it is, its attachments' names only, never its quoted history; and why it is no longer
--- to be read: its important mail deleted, or its personal mailbox's learnFromEmail off now or
--- turned on again since it was received).
+-- words it is, its attachments' names only, never its quoted history, only mail classified in
+-- the $4 before this pass's time $3 (mail_window, migration 0018); and why it is no longer to
+-- be read: its important mail deleted, its personal mailbox's learnFromEmail off now or turned
+-- on again since it was received, or its important mail classified before that reach).
 SELECT i.id, i.kind, i.private_to, i.payer_kind, i.payer_id, i.share_with_team, i.urgent,
        i.said_at, i.arrived_at, i.proposal_id, i.meeting_id,
        m.text AS message_text, m.speaker_kind AS message_speaker_kind,
@@ -32,23 +33,25 @@ SELECT i.id, i.kind, i.private_to, i.payer_kind, i.payer_id, i.share_with_team, 
        xo.subject AS mail_subject,
        CASE WHEN x.id IS NULL THEN NULL WHEN xo.deleted THEN 'mail_deleted'
             WHEN NOT xr.read OR xo.sent_at < COALESCE(xr.reads_from, '-infinity')
-            THEN 'learn_from_email_off' END AS mail_closed,
+            THEN 'learn_from_email_off'
+            WHEN xo.classified_at < mail_reach_start($3, $4) THEN 'mail_too_old' END
+           AS mail_closed,
        (SELECT jsonb_agg(jsonb_build_object(
                    'id', w.id, 'at', w.sent_at, 'filed', w.filed, 'from', w.from_address,
                    'name', w.from_name, 'text', w.text, 'member', a.id, 'member_name', a.name,
                    'attachments', (SELECT COALESCE(jsonb_agg(e->'name'), '[]')
                                      FROM jsonb_array_elements(w.attachments) e))
                  ORDER BY w.sent_at, w.id)
-          FROM mail_window(x) w
+          FROM mail_window(x, $3, $4) w
           LEFT JOIN members a ON a.workspace_id = w.workspace_id AND a.id = mail_author(w, xb))
            AS mail_messages,
-       ARRAY(SELECT l.record_id FROM mail_window(x) w
+       ARRAY(SELECT l.record_id FROM mail_window(x, $3, $4) w
                JOIN mail_message_links l
                  ON l.workspace_id = w.workspace_id AND l.message_id = w.id
               GROUP BY l.record_id
               ORDER BY min(w.sent_at), min(l.position)) AS mail_records,
        COALESCE(length(m.text), length(t.transcript), length(u.mission) + length(u.messages::text),
-                length(p.text), (SELECT sum(length(w.text)) FROM mail_window(x) w),
+                length(p.text), (SELECT sum(length(w.text)) FROM mail_window(x, $3, $4) w),
                 0) AS text_length
   FROM memory_items i
   LEFT JOIN conversation_messages m ON m.workspace_id = i.workspace_id AND m.id = i.message_id

@@ -26,14 +26,17 @@ VALUES (app_workspace_id(), $1, $2, $3, $4, $5, $6, $7)
 RETURNING id, external_id, kind, owner_id, name, addresses, created_at;
 
 -- name: messages_of
--- A mailbox's ($1) messages by their external ids ($2), with the records each is linked to.
+-- A mailbox's ($1) messages by their external ids ($2), with the records each is linked to,
+-- and whether the caller (readable objects $3, person $4) may read each one's record.
 SELECT m.id, m.external_id, m.thread_id, m.filed, m.category, m.important, m.classified_at,
        m.from_address, m.from_name, m.sent_at, m.subject, m.text, m.quoted, m.attachments,
        m.deleted,
        ARRAY(SELECT l.record_id FROM mail_message_links l
               WHERE l.workspace_id = m.workspace_id AND l.message_id = m.id
-              ORDER BY l.position) AS record_ids
+              ORDER BY l.position) AS record_ids,
+       COALESCE(record_readable(r, $3, $4), false) AS readable
   FROM mail_messages m
+  JOIN records r ON r.workspace_id = m.workspace_id AND r.id = m.id
  WHERE m.workspace_id = app_workspace_id() AND m.mailbox_id = $1 AND m.external_id = ANY ($2);
 
 -- name: insert_messages
@@ -79,6 +82,15 @@ SELECT count(*) FROM stored;
 -- Marks messages ($1) deleted at $2 (those not deleted yet).
 UPDATE mail_messages SET deleted = true, deleted_at = $2
  WHERE workspace_id = app_workspace_id() AND id = ANY ($1) AND NOT deleted;
+
+-- name: reclassify
+-- Updates messages' ($1) classification: category $2, important $3, classified at $4 (arrays
+-- in the same order).
+UPDATE mail_messages m
+   SET category = g.category, important = g.important, classified_at = g.classified_at
+  FROM unnest($1::uuid[], $2::text[], $3::boolean[], $4::timestamptz[])
+       AS g(id, category, important, classified_at)
+ WHERE m.workspace_id = app_workspace_id() AND m.id = g.id;
 
 -- name: deleted_mail
 -- Which of these records ($1) are mail marked deleted (a souvenir's source gone).

@@ -180,7 +180,18 @@ def _message(raw: dict[str, Any], where: str) -> MessageInput:
     )
 
 
-def message_json(message: MessageRow, workspace: UUID, replayed: bool) -> dict[str, Any]:
+def message_json(
+    message: MessageRow, workspace: UUID, replayed: bool, shown: bool = True
+) -> dict[str, Any]:
+    """A message as answered; one stored before whose record the caller may not read
+    (``shown`` False): only its id, external id, deleted and replayed."""
+    if not shown:
+        return {
+            "id": ids.encode("Record", workspace, message.id),
+            "externalId": message.external_id,
+            "deleted": message.deleted,
+            "replayed": replayed,
+        }
     return {
         "id": ids.encode("Record", workspace, message.id),
         "externalId": message.external_id,
@@ -216,6 +227,8 @@ async def post_messages(request: Request) -> Response:
     workspace = principal.workspace_id
     body = {
         "mailboxId": ids.encode(MAILBOX_TYPE, workspace, found.mailbox.id),
-        "messages": [message_json(m.message, workspace, m.replayed) for m in found.messages],
+        "messages": [
+            message_json(m.message, workspace, m.replayed, m.shown) for m in found.messages
+        ],
     }
     return json_response(body, 201 if found.changed else 200)

@@ -80,45 +80,67 @@ class MailAttachment:
     sha256: str
 
 
-@strawberry.type(description="A message as stored: a record of the mail object.")
+_HIDDEN = "null when this mail was stored before and you may not read it"
+
+
+@strawberry.type(
+    description="A message as stored: a record of the mail object. A message stored before"
+    " whose record you may not read (a member's private mail) answers only its id, external"
+    " id, deleted and replayed; its other fields are null."
+)
 class RecordedMailMessage:
     id: strawberry.ID = strawberry.field(description="Its record.")
     external_id: str
-    thread_id: str
-    filed: MailFiled
-    category: MailCategory | None
-    important: bool
-    at: datetime
-    subject: str
-    attachments: list[MailAttachment]
-    record_ids: list[strawberry.ID]
+    thread_id: str | None = strawberry.field(description=_HIDDEN)
+    filed: MailFiled | None = strawberry.field(description=_HIDDEN)
+    category: MailCategory | None = strawberry.field(
+        description=f"null when uncategorized, or {_HIDDEN}"
+    )
+    important: bool | None = strawberry.field(description=_HIDDEN)
+    at: datetime | None = strawberry.field(description=_HIDDEN)
+    subject: str | None = strawberry.field(description=_HIDDEN)
+    attachments: list[MailAttachment] | None = strawberry.field(description=_HIDDEN)
+    record_ids: list[strawberry.ID] | None = strawberry.field(description=_HIDDEN)
     deleted: bool
     replayed: bool = strawberry.field(
         description="Stored before as it is: nothing new was stored (false when this post"
-        " stored it or marked it deleted)."
+        " stored it, marked it deleted or updated its classification)."
     )
 
     @classmethod
-    def from_row(cls, row: MessageRow, workspace_id: UUID, replayed: bool) -> RecordedMailMessage:
-        return cls(
+    def from_row(
+        cls, row: MessageRow, workspace_id: UUID, replayed: bool, shown: bool = True
+    ) -> RecordedMailMessage:
+        found = cls(
             id=strawberry.ID(ids.encode("Record", workspace_id, row.id)),
             external_id=row.external_id,
-            thread_id=row.thread_id,
-            filed=MailFiled(row.filed),
-            category=MailCategory(row.category) if row.category else None,
-            important=row.important,
-            at=row.sent_at,
-            subject=row.subject,
-            attachments=[
-                MailAttachment(name=a["name"], size=a["size"], sha256=a["sha256"])
-                for a in row.attachments
-            ],
-            record_ids=[
-                strawberry.ID(ids.encode("Record", workspace_id, r)) for r in row.record_ids
-            ],
+            thread_id=None,
+            filed=None,
+            category=None,
+            important=None,
+            at=None,
+            subject=None,
+            attachments=None,
+            record_ids=None,
             deleted=row.deleted,
             replayed=replayed,
         )
+        if not shown:
+            return found
+        found.thread_id = row.thread_id
+        found.filed = MailFiled(row.filed)
+        found.category = MailCategory(row.category) if row.category else None
+        found.important = row.important
+        found.at = row.sent_at
+        found.subject = row.subject
+        found.attachments = [
+            MailAttachment(name=a["name"], size=a["size"], sha256=a["sha256"])
+            for a in row.attachments
+        ]
+        found.record_ids = [
+            strawberry.ID(ids.encode("Record", workspace_id, r)) for r in row.record_ids
+        ]
+        return found
 
 
 @strawberry.type(description="A post of mail as stored.")
@@ -131,7 +153,7 @@ class RecordedMail:
         return cls(
             mailbox_id=strawberry.ID(ids.encode(MAILBOX_TYPE, workspace_id, found.mailbox.id)),
             messages=[
-                RecordedMailMessage.from_row(m.message, workspace_id, m.replayed)
+                RecordedMailMessage.from_row(m.message, workspace_id, m.replayed, m.shown)
                 for m in found.messages
             ],
         )

@@ -155,3 +155,23 @@ async def test_the_routes_status_codes(client, pool, ws, ws2):
 def test_the_body_caps():
     assert body_cap("/v1/mailboxes") == MAX_JSON_BODY_BYTES
     assert body_cap("/v1/mailboxes/abc/messages") == MAX_MAIL_BODY_BYTES
+
+
+async def test_a_mail_the_key_may_not_read_is_answered_without_its_content(client, pool, ws):
+    key = await admin_key(pool, ws)
+    owner = ws.gid(ws.members["member"], "Member")
+    body = {"externalId": "gmail-1", "kind": "personal", "name": "Member's mail", "ownerId": owner}
+    box = (await post(client, key, "/v1/mailboxes", body)).json()
+    path = f"/v1/mailboxes/{box['id']}/messages"
+    contents = base64.b64encode(b"contract").decode()
+    private = message(
+        subject="Salary review", attachments=[{"name": "payslip.pdf", "contents": contents}]
+    )
+    assert (await post(client, ws.tokens["member"], path, {"messages": [private]})).is_success
+    deleted = await post(client, key, path, {"messages": [message(deleted=True)]})
+    assert deleted.status_code == 201, deleted.text
+    [answer] = deleted.json()["messages"]
+    assert answer == {"id": answer["id"], "externalId": "m1", "deleted": True, "replayed": False}
+    again = await post(client, ws.tokens["member"], path, {"messages": [message(deleted=True)]})
+    [mine] = again.json()["messages"]
+    assert (mine["subject"], mine["attachments"][0]["name"]) == ("Salary review", "payslip.pdf")

@@ -24,6 +24,8 @@ class ItemContext:
     ``memory.shareWithTeam`` at the item's arrival (unreadable: False). ``source_kind`` and
     ``source_id``: what a souvenir learned from it names after its arrow (``record`` and a
     meeting's record id, ``conversation`` and the owner's member id, or neither).
+    ``mail_lines``: a mail exchange's messages as its text numbers them (None: not a mail),
+    each saying whether it is the item speaker's own words.
     """
 
     item_id: str
@@ -33,6 +35,17 @@ class ItemContext:
     share_with_team: bool
     source_kind: str | None = None
     source_id: UUID | None = None
+    mail_lines: tuple[MailLine, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MailLine:
+    """One message of a mail exchange as its item's text numbers it: whether it is the item
+    speaker's own words (filed as sent from their own address), and its line's label (who
+    wrote it, as the text says)."""
+
+    own: bool
+    label: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,13 @@ from db.dreamer_pass import ActorFacts, MemberFacts, RecordFacts
 from db.memory import PageRow
 from resolvers.common import ids
 from resolvers.memory.content import mission_section
-from resolvers.memory.dreamer.context import ItemContext, PageKey, PassContext, Permissions
+from resolvers.memory.dreamer.context import (
+    ItemContext,
+    MailLine,
+    PageKey,
+    PassContext,
+    Permissions,
+)
 from resolvers.memory.dreamer.items import Source, source_of
 from resolvers.memory.dreamer.reader import (
     Batch,
@@ -252,6 +258,13 @@ def _item(facts: Facts, row: asyncpg.Record, source: Source, linked: tuple[UUID,
 
 def _item_context(item_id: str, row: asyncpg.Record, source: Source) -> ItemContext:
     private_to = row["private_to"]
+    mail_lines = None
+    if source.writers is not None:
+        speaker = source.speaker.id if source.speaker.kind == "member" else None
+        mail_lines = tuple(
+            MailLine(own=speaker is not None and w.member == speaker, label=w.label)
+            for w in source.writers
+        )
     return ItemContext(
         item_id=item_id,
         day=row["said_at"].date(),
@@ -260,6 +273,7 @@ def _item_context(item_id: str, row: asyncpg.Record, source: Source) -> ItemCont
         share_with_team=row["share_with_team"],
         source_kind=source.source_kind,
         source_id=source.source_id,
+        mail_lines=mail_lines,
     )
 
 

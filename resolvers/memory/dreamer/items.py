@@ -44,6 +44,8 @@ class Source:
     source_kind: str | None
     source_id: UUID | None
     context: str = ""  # what the text answers (a run's mission): read, never learned from
+    # A mail exchange's: who wrote each message its text presents (None: not a mail).
+    writers: tuple[window.Writer, ...] | None = None
 
 
 def mentioned(texts: Iterable[str], workspace_id: UUID) -> list[UUID]:
@@ -180,10 +182,13 @@ def _mail(row: Mapping[str, Any]) -> Source:
     """A mail exchange: its window's messages, each line opening with who wrote it (a member's
     own words by name, anyone else by address); its subject is context. Its speaker: the first
     member whose own words it holds (a personal mailbox: its owner), else the important mail's
-    sender, an outsider. Its person is a personal mailbox's owner (a shared one: none); a
-    souvenir learned from it names the important mail's record. Never its quoted history nor
-    its attachments' contents: the row holds neither."""
+    sender, an outsider; a learning is the speaker's words only when the message it rests on
+    is theirs (``writers``, checked by ``verdicts.vouched``). Its person is a personal
+    mailbox's owner (a shared one: none); a souvenir learned from it names the important
+    mail's record. Never its quoted history nor its attachments' contents: the row holds
+    neither."""
     messages = window.window_messages(row["mail_messages"])
+    shown = window.presented(messages)
     author = window.first_author(messages)
     if author is not None:
         speaker = Speaker("member", author.member)
@@ -193,7 +198,7 @@ def _mail(row: Mapping[str, Any]) -> Source:
         name = sender.label if sender is not None else UNNAMED_PERSON
         speaker = Speaker("outsider", None, name)
     return Source(
-        text=window.exchange_text(messages),
+        text=shown.text,
         speaker=speaker,
         person=row["mailbox_owner_id"],
         agent=None,
@@ -202,4 +207,5 @@ def _mail(row: Mapping[str, Any]) -> Source:
         source_kind="record",
         source_id=row["mail_opening_id"],
         context=window.subject_line(row["mail_subject"]),
+        writers=shown.writers,
     )

@@ -87,7 +87,7 @@ def month_of(moment: datetime) -> date:
 
 
 def next_month(moment: datetime) -> datetime:
-    """Midnight UTC on the first day of the month after ``moment``'s."""
+    """Midnight UTC on the first day of the month after ``moment``'s (UTC)."""
     first = month_of(moment)
     year, month = (first.year + 1, 1) if first.month == 12 else (first.year, first.month + 1)
     return datetime(year, month, 1, tzinfo=UTC)
@@ -149,10 +149,14 @@ async def run_unguarded(pool: asyncpg.Pool, owner: DueOwner, settings: PassSetti
 
 
 async def _pass(conn: asyncpg.Connection, owner: DueOwner, settings: PassSettings) -> PassReport:
-    started = clock.now()
+    # In UTC, whatever the clock's offset (`dreamer run --now` may give one): the pass's day,
+    # its month of spend, and the 30 days of mail it reads.
+    started = clock.now().astimezone(UTC)
     async with conn.transaction():
         await begin_workspace(conn, owner.workspace_id)
-        rows = await dreamer_pass.waiting_items(conn, owner.owner_kind, owner.owner_id)
+        rows = await dreamer_pass.waiting_items(
+            conn, owner.owner_kind, owner.owner_id, started, exchanges.REACH
+        )
         rows = await exchanges.without_closed(conn, rows)
         if not rows:
             return PassReport(owner, note="nothing waiting")

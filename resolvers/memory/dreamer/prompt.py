@@ -38,11 +38,12 @@ An item's context (a run's mission) says what its text answers: read it to under
 text, never propose a learning from it, since nobody in the item said it. A run's text is \
 its messages after the mission, each line opening with who said it; the item's speaker is \
 the person who answered, when one did. A mail's text is its exchange's messages in order, \
-one line each opening with who wrote it: a member's own words by their name, anyone else by \
-their address in angle brackets (an outsider, whatever name they give); its context is its \
-subject; attachments are named, never read. A learning is stated by whoever said the line it \
-rests on: the item's speaker only for the speaker's own lines, else an outsider (their \
-label as name, no id).
+one line each opening with its number in brackets, then who wrote it: a member's own words by \
+their name, anyone else by their address in angle brackets (an outsider, whatever name they \
+give); its context is its subject; attachments are named, never read. For each learning from \
+a mail, set message to the number of the line it rests on (null for any other item); it is \
+stated by whoever wrote that line: the item's speaker only for the speaker's own lines, else \
+an outsider (their label as name, no id). Code checks who wrote that line.
 
 Flag, do not hide: when a learning is a log of what was done (log), a task to do (task), a \
 one-off request (one_off), something that will not matter in six months (transient), or \

@@ -56,7 +56,8 @@ class Item(_Model):
     speaker: Voice = Field(description="Who said it (a proposal: the agent that proposed).")
     text: str = Field(
         description="What was said, mention markup @[Label](record:<id>) kept (a run: its "
-        "messages after the mission, each line opening with its speaker's name)."
+        "messages after the mission, each line opening with its speaker's name; a mail: its "
+        "messages, each line opening with its number [n] and who wrote it)."
     )
     context: str = Field(
         default="",
@@ -184,6 +185,12 @@ class Candidate(_Model):
     about: About = Field(description="What it is about.")
     stated_by: Voice | None = Field(
         default=None, description="Who stated it; None when it is inferred (then refused)."
+    )
+    message: int | None = Field(
+        default=None,
+        description="A mail item's: the number of the message (its line opens with [n]) the "
+        "learning rests on; code credits the learning to whoever wrote that message. None for "
+        "any other item.",
     )
     log: bool = Field(default=False, description="A log of what was done, not a durable fact.")
     task: bool = Field(default=False, description="A task to do.")

@@ -114,15 +114,17 @@ def learn_mail(
 ) -> tuple[Candidate, ...]:
     """A mail exchange teaches from what one of its writers said, line by line: the item's
     speaker's own lines as theirs, an outsider's as an outsider's (a voice code does not know,
-    never about themselves: an outsider has no profile here); what names no subject is about
-    the records the mail is linked to (the most specific)."""
+    never about themselves: an outsider has no profile here), each naming the message it
+    rests on; what names no subject is about the records the mail is linked to (the most
+    specific)."""
     speaker = item.speaker.name if item.speaker.id is not None else None
-    for label, said in said_lines(item.text, speaker):
+    for line in said_lines(item.text, speaker):
+        label = line.label
         voice = item.speaker if label is None else Voice(kind="person", id=None, name=label)
-        line_item = item.model_copy(update={"text": said, "speaker": voice})
+        line_item = item.model_copy(update={"text": line.text, "speaker": voice})
         found = _learn_said(line_item, lines, records, linked=True)
         if found and not (label is not None and found[0].about.kind == "speaker"):
-            return found
+            return tuple(c.model_copy(update={"message": line.number}) for c in found)
     return ()
 
 

@@ -25,6 +25,8 @@ from resolvers.memory.dreamer.routing import Target, member_of, route
 from resolvers.memory.dreamer.sharing import shaping_refusal, shared
 
 VerdictKind = Literal["written", "refreshed", "refused"]
+# Who stated a learning from a mail that rests on no message its text presents.
+UNTRACED = "someone in the mail"
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,20 +61,26 @@ def decide(batch: Batch, answer: ReaderAnswer, context: PassContext) -> Decision
         if not candidates:
             # Nothing durable was said: the item's one verdict.
             verdicts.append(Verdict(item.id, "refused", "not_durable"))
-        verdicts.extend(state.decide(item, vouched(item, candidate)) for candidate in candidates)
+        scope = context.items.get(item.id)
+        verdicts.extend(
+            state.decide(item, vouched(item, candidate, scope)) for candidate in candidates
+        )
     return Decisions(verdicts, {key: state.lines[key] for key in state.changed})
 
 
-def vouched(item: Item, candidate: Candidate) -> Candidate:
+def vouched(item: Item, candidate: Candidate, scope: ItemContext | None = None) -> Candidate:
     """Who stated a learning, as code knows it: the reader may name the item's speaker (then
     the speaker as the batch names them), nobody (an inference, refused), or someone else;
     someone else is never taken at the model's word as a member or an agent with their
     rights: they become a voice code does not know (no id), whose words are never widened
     beyond the owner's own profile. A meeting's transcript holds many voices: there a member or
-    an agent the reader names is kept when the transcript names them."""
+    an agent the reader names is kept when the transcript names them. A mail's learning is
+    its speaker's words only when the message it rests on is theirs (``mail_voice``)."""
     said = candidate.stated_by
     if said is None:
         return candidate
+    if scope is not None and scope.mail_lines is not None:
+        return candidate.model_copy(update={"stated_by": mail_voice(item, candidate, scope)})
     speaker = item.speaker
     if said.id is not None and (said.kind, said.id) == (speaker.kind, speaker.id):
         return candidate.model_copy(update={"stated_by": speaker})
@@ -81,6 +89,22 @@ def vouched(item: Item, candidate: Candidate) -> Candidate:
     return candidate.model_copy(
         update={"stated_by": Voice(kind=said.kind, id=None, name=said.name)}
     )
+
+
+def mail_voice(item: Item, candidate: Candidate, scope: ItemContext) -> Voice:
+    """Who stated a learning from a mail exchange (seed: "a mail is your own words only when
+    your mailbox's provider filed it as sent from your own address"): the item's speaker when
+    the reader names them and the message the learning rests on (``candidate.message``, as
+    the text numbers it) is the speaker's own; otherwise a voice code does not know (no id),
+    named by that message's line, or unnamed when the reader names no message presented."""
+    lines = scope.mail_lines or ()
+    number = candidate.message
+    line = lines[number - 1] if number is not None and 1 <= number <= len(lines) else None
+    said, speaker = candidate.stated_by, item.speaker
+    names_speaker = said is not None and said.id is not None and said.id == speaker.id
+    if line is not None and line.own and names_speaker:
+        return speaker
+    return Voice(kind="person", id=None, name=line.label if line is not None else UNTRACED)
 
 
 def _learnings(batch: Batch, answer: ReaderAnswer) -> Iterator[tuple[Item, list[Candidate]]]:

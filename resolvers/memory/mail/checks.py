@@ -41,8 +41,10 @@ MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024
 MAX_POST_ATTACHMENT_BYTES = 15 * 1024 * 1024
 MAX_MESSAGE_RECORDS = 20
 # One address, as a provider files it: local@domain, no space, bracket, quote, colon or
-# control character (what a souvenir's speaker line could be confused by).
-_ADDRESS = re.compile(r'[^\s@<>()\[\]:;,"\\]+@[^\s@<>()\[\]:;,"\\]+')
+# control character (C0 \x00-\x1f, DEL and C1 \x7f-\x9f: what a souvenir's speaker line could
+# be confused by).
+_ADDRESS_PART = r'[^\s@<>()\[\]:;,"\\\x00-\x1f\x7f-\x9f]+'
+_ADDRESS = re.compile(f"{_ADDRESS_PART}@{_ADDRESS_PART}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,9 +118,12 @@ def body_problems(value: str, field: str, cap: int) -> list[Problem]:
 
 
 def address_problems(value: str, field: str) -> list[Problem]:
-    """An address: local@domain, at most 320 characters."""
+    """An address: local@domain, at most 320 characters, no space nor control character."""
     if len(value) > MAX_ADDRESS_CHARS or not _ADDRESS.fullmatch(value):
-        message = f"an address (local@domain, at most {MAX_ADDRESS_CHARS} characters)"
+        message = (
+            f"an address (local@domain, at most {MAX_ADDRESS_CHARS} characters,"
+            " no space nor control character)"
+        )
         return [Problem(message, field)]
     return []
 

@@ -8,9 +8,15 @@ whether it was deleted. Each message is a record of the native ``mail`` object (
 the label), private to a personal mailbox's owner or the workspace's for a shared one.
 
 A message's external id is the poster's, one namespace per mailbox: re-sent with the same
-content it answers the stored one; with ``deleted: true`` it marks the stored one deleted (for
+content it answers the stored one; with only its classification (category, important flag,
+classification time) changed it updates the stored one's (the next hourly job sees it: a mail
+flagged important later opens its exchange then; an exchange opened already stays as it is);
+with ``deleted: true`` it marks the stored one deleted (for
 good: a deleted mail is never read, and a souvenir learned from it has lost its source); with
-other content it is a validation problem. Posting needs the role's right to create mail, and
+other content it is a validation problem. A message found stored is answered with its content
+only to a caller who may read its record (``record_readable``, as ``record(id)``): an admin or
+an API key posting into a member's mailbox learns its id and whether it is deleted, never its
+subject, thread or attachments. Posting needs the role's right to create mail, and
 the mailbox's owner (their own session) or the settings update right. Nothing is stored when
 anything is refused. No item arrives here: the hourly job opens exchanges (``exchanges``).
 """
@@ -24,7 +30,7 @@ from uuid import UUID, uuid4
 import asyncpg
 
 from db import dreamer, mail, records
-from db.mail import Author, MailboxRow, MessageRow
+from db.mail import Author, MailboxRow, MessageRow, StoredMessage
 from resolvers.common import clock
 from resolvers.common.errors import Code, DomainError, Problem, invalid
 from resolvers.common.principals import Principal
@@ -39,12 +45,10 @@ from resolvers.memory.mail.mailboxes import mailbox_for
 
 MAIL_OBJECT = "mail"
 NO_SUBJECT = "(no subject)"
+# What a re-send must say as stored; its classification (below) it may update.
 _SAME_FIELDS = (
     "thread_id",
     "filed",
-    "category",
-    "important",
-    "classified_at",
     "from_address",
     "from_name",
     "sent_at",
@@ -54,15 +58,22 @@ _SAME_FIELDS = (
     "attachments",
     "record_ids",
 )
+# The classifier's verdict on a message, which a provider may change later (a mail flagged
+# important the next day): a re-send saying only this otherwise updates the stored message.
+_CLASSIFICATION = ("category", "important", "classified_at")
 
 
 @dataclass(frozen=True, slots=True)
 class RecordedMessage:
     """A message as stored now, and what this post did to it: stored it (``replayed`` False),
-    found it as it was, or marked it deleted."""
+    found it as it was, or marked it deleted. ``shown``: whether its stored content may be
+    answered to the caller (a message this post stored, or a stored one whose record the
+    caller may read, as ``record(id)`` decides); otherwise only its id, external id, whether
+    it is deleted and ``replayed`` are answered."""
 
     message: MessageRow
     replayed: bool
+    shown: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,8 +127,8 @@ def _row(given: MessageInput, checked: Checked, named: Named) -> MessageRow:
     )
 
 
-def _same(found: MessageRow, new: MessageRow) -> bool:
-    return all(getattr(found, f) == getattr(new, f) for f in _SAME_FIELDS)
+def _same(found: MessageRow, new: MessageRow, fields: Sequence[str] = _SAME_FIELDS) -> bool:
+    return all(getattr(found, f) == getattr(new, f) for f in fields)
 
 
 async def record_mail(
@@ -146,44 +157,61 @@ async def record_mail(
     # A savepoint, and the mailbox's lock: posts into one mailbox take turns.
     async with conn.transaction():
         await dreamer.lock_source(conn, f"{principal.workspace_id}:mailbox:{mailbox.id}")
-        stored = await mail.messages_of(conn, mailbox.id, [m.external_id for m in new])
-        recorded, fresh, deleting = _sorted(new, stored)
+        stored = await mail.messages_of(
+            conn,
+            mailbox.id,
+            [m.external_id for m in new],
+            principal.readable_objects,
+            principal.person_id,
+        )
+        recorded, fresh, deleting, reclassified = _sorted(new, stored)
         row = principal.row
         author = Author(principal.kind, row.actor_id, row.actor_name)
         labelled = [(message, message.subject.strip() or NO_SUBJECT) for message in fresh]
         await mail.insert_messages(conn, mailbox, mail_object, labelled, author, now)
         await mail.mark_deleted(conn, deleting, now)
+        await mail.reclassify(conn, reclassified)
     return RecordedMail(mailbox, recorded)
 
 
 def _sorted(
-    new: Sequence[MessageRow], stored: dict[str, MessageRow]
-) -> tuple[list[RecordedMessage], list[MessageRow], list[UUID]]:
-    """Each message as this post leaves it, the ones to store, and the stored ones to mark
-    deleted; a validation problem for a re-sent one saying something else."""
+    new: Sequence[MessageRow], stored: dict[str, StoredMessage]
+) -> tuple[list[RecordedMessage], list[MessageRow], list[UUID], list[MessageRow]]:
+    """Each message as this post leaves it, the ones to store, the stored ones to mark
+    deleted, and the stored ones whose classification a re-send updates; a validation problem
+    for a re-sent one saying something else. A stored one is answered with its content only
+    to a caller who may read its record."""
     recorded: list[RecordedMessage] = []
     fresh: list[MessageRow] = []
     deleting: list[UUID] = []
+    reclassified: list[MessageRow] = []
     problems: list[Problem] = []
     for n, message in enumerate(new):
-        found = stored.get(message.external_id)
-        if found is None:
+        known = stored.get(message.external_id)
+        if known is None:
             # A mail deleted before it was ever posted is kept too, marked (a re-send finds it).
             fresh.append(message)
             if message.deleted:
                 deleting.append(message.id)
             recorded.append(RecordedMessage(message, replayed=False))
-        elif message.deleted and not found.deleted:
+            continue
+        found, shown = known.message, known.readable
+        if message.deleted and not found.deleted:
             deleting.append(found.id)
-            recorded.append(RecordedMessage(replace(found, deleted=True), replayed=False))
+            marked = replace(found, deleted=True)
+            recorded.append(RecordedMessage(marked, replayed=False, shown=shown))
         elif found.deleted and not message.deleted:
             message_text = "this mail was deleted: a deleted mail stays deleted"
             problems.append(Problem(message_text, f"messages.{n}.deleted"))
-        elif message.deleted or _same(found, message):
-            recorded.append(RecordedMessage(found, replayed=True))
+        elif message.deleted or _same(found, message, (*_SAME_FIELDS, *_CLASSIFICATION)):
+            recorded.append(RecordedMessage(found, replayed=True, shown=shown))
+        elif _same(found, message):
+            updated = replace(message, id=found.id, deleted=found.deleted)
+            reclassified.append(updated)
+            recorded.append(RecordedMessage(updated, replayed=False, shown=shown))
         else:
             message_text = "this external id was recorded with other content: nothing was stored"
             problems.append(Problem(message_text, f"messages.{n}.externalId"))
     if problems:
         raise invalid(problems)
-    return recorded, fresh, deleting
+    return recorded, fresh, deleting, reclassified

@@ -9,6 +9,7 @@ from uuid import UUID, uuid4
 
 from resolvers.common import ids
 from resolvers.memory.dreamer.items import UNNAMED_PERSON, Speaker, source_of
+from resolvers.memory.mail.window import Writer
 
 WS = uuid4()
 SCOUT, CLAIRE, OWNER = uuid4(), uuid4(), uuid4()
@@ -113,8 +114,13 @@ def test_a_mail_exchange_is_its_messages_by_who_wrote_them():
         _mail_row([_mail(OPENING, "Can you confirm?"), _mail(uuid4(), "Yes.", CLAIRE)]), WS
     )
     assert source.text == (
-        "Bob <bob@client.example>: Can you confirm?\n(attached: offer.pdf)\n"
-        "Claire: Yes.\n(attached: offer.pdf)"
+        "[1] Bob <bob@client.example>: Can you confirm?\n(attached: offer.pdf)\n"
+        "[2] Claire: Yes.\n(attached: offer.pdf)"
+    )
+    # Code knows who wrote each message the text numbers.
+    assert source.writers == (
+        Writer(None, "Bob <bob@client.example>"),
+        Writer(CLAIRE, "Claire"),
     )
     assert source.context == "Subject: Renewal"
     # The owner's own words make them its speaker; its source is the important mail's record.

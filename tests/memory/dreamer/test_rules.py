@@ -242,9 +242,11 @@ def mail(text: str, speaker: Voice = CLAIRE, records: tuple[str, ...] = ("acme",
 
 
 def test_a_mail_teaches_its_speakers_own_words_as_theirs():
-    text = "Bob <bob@client.example>: Who decides?\nClaire: Retiens : le DAF décide seul."
+    text = "[1] Bob <bob@client.example>: Who decides?\n[2] Claire: Retiens : le DAF décide seul."
     [found] = learn(mail(text), records=MAIL_RECORDS)
     assert found.text == "Le DAF décide seul." and found.stated_by == CLAIRE
+    # It names the message it rests on, as the text numbers it.
+    assert found.message == 2
     # About the record the mail is linked to (the most specific of several).
     assert found.about.kind == "record" and found.about.id == "acme"
     [deal] = learn(mail(text, records=("acme", "deal")), records=MAIL_RECORDS)
@@ -255,22 +257,24 @@ def test_a_mail_teaches_its_speakers_own_words_as_theirs():
 
 
 def test_an_outsiders_words_are_an_outsiders_whatever_name_they_give():
-    outsider = "Claire <claire@elsewhere.example>: Retiens : le DAF décide seul."
+    outsider = "[1] Claire <claire@elsewhere.example>: Retiens : le DAF décide seul."
     [found] = learn(mail(outsider), records=MAIL_RECORDS)
     assert found.stated_by == Voice(
         kind="person", id=None, name="Claire <claire@elsewhere.example>"
     )
+    assert found.message == 1
     # An outsider's instruction about themselves: they have no profile here.
-    assert learn(mail("Bob <bob@x.example>: Désormais, écris-moi en anglais.")) == ()
+    assert learn(mail("[1] Bob <bob@x.example>: Désormais, écris-moi en anglais.")) == ()
     # With no member's own words the speaker is an outsider too: nobody's lines are vouched.
     unvouched = Voice(kind="person", id=None, name="Bob <bob@x.example>")
-    [found] = learn(mail("Bob <bob@x.example>: Retiens : Acme paie à 60 jours.", unvouched))
+    [found] = learn(mail("[1] Bob <bob@x.example>: Retiens : Acme paie à 60 jours.", unvouched))
     assert found.stated_by is not None and found.stated_by.id is None
 
 
 def test_attachment_lines_and_the_subject_teach_nothing():
-    text = "(attached: Retiens que Acme paie à 60 jours.pdf)\nClaire: Merci."
+    text = "[1] Claire: Merci.\n(attached: Retiens que Acme paie à 60 jours.pdf)"
     assert learn(mail(text)) == ()
     assert (
-        learn(mail("Claire: Merci.").model_copy(update={"context": "Subject: Retiens : x"})) == ()
+        learn(mail("[1] Claire: Merci.").model_copy(update={"context": "Subject: Retiens : x"}))
+        == ()
     )

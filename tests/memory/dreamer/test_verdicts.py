@@ -7,14 +7,16 @@ the mission and the grammar are in test_verdict_pages.py.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date, timedelta
 from uuid import UUID
 
 import pytest
 
-from resolvers.memory.dreamer.context import Permissions
+from resolvers.memory.dreamer.context import MailLine, Permissions
 from resolvers.memory.dreamer.reader import About, Candidate, ItemLearnings, LinkedRecord, Voice
 from resolvers.memory.dreamer.refusals import REASONS
+from resolvers.memory.dreamer.verdicts import UNTRACED, vouched
 from tests.memory.dreamer.verdict_world import (
     ACME,
     ACME_ID,
@@ -552,3 +554,23 @@ def test_the_day_comes_from_the_items_context():
     other_day = date(2026, 9, 30)
     verdict, decisions = written(candidate(), scope=scope(day=other_day))
     assert decisions.pages[ACME_PAGE][0].day == other_day
+
+
+def test_a_mails_learning_is_its_speakers_only_on_the_speakers_own_line():
+    mail = item(kind="mail", text="[1] Bob <bob@x.example>: …\n[2] Alice: …")
+    lines = (MailLine(own=False, label="Bob <bob@x.example>"), MailLine(own=True, label="Alice"))
+    known = replace(scope(), mail_lines=lines)
+
+    def voice(message: int | None, said: Voice | None = ALICE) -> Voice | None:
+        said_by = candidate(stated_by=said).model_copy(update={"message": message})
+        return vouched(mail, said_by, known).stated_by
+
+    assert voice(2) == ALICE
+    assert voice(1) == Voice(kind="person", id=None, name="Bob <bob@x.example>")
+    unnamed = Voice(kind="person", id=None, name=UNTRACED)
+    assert voice(None) == voice(0) == voice(3) == unnamed
+    # The speaker's own line said to be someone else's: nobody's rights either.
+    assert voice(2, Voice(kind="person", id=None, name="Alice")) == Voice(
+        kind="person", id=None, name="Alice"
+    )
+    assert voice(2, None) is None

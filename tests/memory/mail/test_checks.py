@@ -64,6 +64,12 @@ def encoded(size: int) -> str:
         ("a b@c.example", False),
         ("a@b@c", False),
         ("x" * 310 + "@client.example", False),
+        ("élodie@client.example", True),
+        ("carol\x00@client.example", False),
+        ("carol\x1b@client.example", False),
+        ("carol@client\x7f.example", False),
+        ("carol@client\x80.example", False),
+        ("carol\x9f@client.example", False),
     ],
 )
 def test_an_address(value, ok):

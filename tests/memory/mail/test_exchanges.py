@@ -1,11 +1,11 @@
-"""The hourly mail job (resolvers/memory/mail/exchanges.py, mail_openable in migration 0015) on
-the real database: which mail opens an exchange, the quiet, the window, a second important
-mail, the 30 days, deleted mail, a mail in two mailboxes, learnFromEmail, the caps."""
+"""The hourly mail job (resolvers/memory/mail/exchanges.py, mail_openable in migrations 0015 and
+0018) on the real database: which mail opens an exchange, the quiet, the window, a second
+important mail, the 30 days, deleted mail, a mail in two mailboxes, learnFromEmail, the caps."""
 
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 import asyncpg
 import pytest
@@ -331,3 +331,93 @@ async def test_two_runs_at_once_open_each_exchange_once_within_the_caps(pool, ws
     )
     assert sorted(run.total for run in runs) == [0, 0, 50]
     assert len(await exchanges_of(pool, ws)) == 50
+
+
+async def test_a_workspace_that_fails_keeps_no_other_waiting(pool, ws, ws2, monkeypatch, caplog):
+    # The failing workspace's mail has been quiet longest: it comes first.
+    await post(pool, ws, await mailbox(pool, ws, None), [important("m1", T0, text="secret")], T0)
+    later = T0 + timedelta(minutes=30)
+    await post(pool, ws2, await mailbox(pool, ws2, None), [important("m2", later)], later)
+    real = exchanges.mail.open_exchanges
+
+    async def broken(conn, now, rules):  # type: ignore[no-untyped-def]
+        if await conn.fetchval("SELECT app_workspace_id()") == ws.id:
+            raise asyncpg.PostgresError("the disk is full")
+        return await real(conn, now, rules)
+
+    monkeypatch.setattr(exchanges.mail, "open_exchanges", broken)
+    clock.set_clock(lambda: LATER)
+    with caplog.at_level("ERROR", logger="skillmem.mail"):
+        opened = await exchanges.open_due(pool, LATER, workspaces={ws.id, ws2.id})
+    assert opened.by_workspace == {str(ws2.id): 1}
+    assert opened.failed == {str(ws.id): "PostgresError"}
+    assert exchanges.lines(opened) == [
+        f"mail: workspace {ws2.id}: 1 exchange(s) opened at {LATER.isoformat()}",
+        f"mail: workspace {ws.id}: failed (PostgresError)",
+    ]
+    [logged] = caplog.records
+    assert logged.getMessage() == f"mail job of workspace {ws.id} failed"
+    assert "secret" not in caplog.text and "m1" not in logged.getMessage()
+    assert await openings(pool, ws2) == ["m2"]
+    # Nothing of it was written: the next hour opens it.
+    assert await openings(pool, ws) == []
+    monkeypatch.setattr(exchanges.mail, "open_exchanges", real)
+    assert await open_at(pool, ws, LATER + timedelta(hours=1)) == 1
+
+
+async def test_a_mail_flagged_important_later_opens_an_exchange_at_the_next_hour(pool, ws):
+    box = await mailbox(pool, ws)
+    await post(pool, ws, box, [message("m1", T0), reply("m2", T0 + timedelta(minutes=5), ws)], T0)
+    assert await open_at(pool, ws, LATER) == 0
+    # The provider's classifier flags it important the next day: the re-send says so.
+    flagged_at = T0 + timedelta(days=1)
+    recorded = await post(
+        pool, ws, box, [important("m1", T0, classified_at=flagged_at)], flagged_at
+    )
+    [found] = recorded.messages
+    assert found.replayed is False and found.message.important
+    assert found.message.classified_at == flagged_at
+    assert await open_at(pool, ws, flagged_at + timedelta(hours=1)) == 1
+    [exchange] = await exchanges_of(pool, ws)
+    assert (exchange["opening"], exchange["first"], exchange["last"]) == ("m1", "m1", "m2")
+
+
+def test_the_caps_hour_and_day_are_utcs_whatever_the_offset_of_now():
+    # 08:00 on 2 March at +14:00 is 18:00 on 1 March in UTC: the day of the cap is 1 March.
+    rules = exchanges.rules_at(datetime.fromisoformat("2027-03-02T08:30:00+14:00"))
+    assert rules.hour == datetime(2027, 3, 1, 18, 0, tzinfo=UTC)
+    assert rules.day == datetime(2027, 3, 1, 0, 0, tzinfo=UTC)
+
+
+async def test_the_30_days_are_counted_in_utc_whatever_the_sessions_time_zone(dsn, pool, ws):
+    # After the change to summer time in Paris (28 March 2027), 30 days before 10 April at
+    # 12:00 UTC is 11 March at 12:00 UTC: 720 hours, not the 719 Paris's calendar would count.
+    now = datetime(2027, 4, 10, 12, 0, tzinfo=UTC)
+    start = now - timedelta(days=30)
+    box = await mailbox(pool, ws)
+    mails = [
+        important("in", start + timedelta(minutes=30), thread="a"),
+        important("out", start - timedelta(seconds=1), thread="b"),
+    ]
+    await post(pool, ws, box, mails, start + timedelta(minutes=30))
+    await post(pool, ws, box, [important("edge", start, thread="c")], start + timedelta(hours=1))
+    paris = await asyncpg.create_pool(
+        api_dsn(dsn),
+        min_size=1,
+        max_size=2,
+        init=init_connection,
+        connection_class=SerialConnection,
+        reset=keep_session,
+        server_settings={"TimeZone": "Europe/Paris"},
+    )
+    try:
+        async with paris.acquire() as conn:
+            assert await conn.fetchval("SHOW TimeZone") == "Europe/Paris"
+        clock.set_clock(lambda: now)
+        # Seen from +14:00, the same instant.
+        at = now.astimezone(timezone(timedelta(hours=14)))
+        opened = await exchanges.open_due(paris, at, workspaces={ws.id})
+    finally:
+        await paris.close()
+    assert opened.at == now and opened.at.utcoffset() == timedelta(0)
+    assert sorted(await openings(pool, ws)) == ["edge", "in"]

@@ -83,3 +83,15 @@ async def test_every_problem_is_listed(client, ws):
 async def test_an_owner_of_another_workspace_is_not_found(client, ws, ws2):
     stranger = ws2.gid(ws2.members["member"], "Member")
     assert codes(await create(client, ws.tokens["admin"], ownerId=stranger)) == ["NOT_FOUND"]
+
+
+async def test_control_characters_are_refused_in_a_mailboxs_addresses_and_name(client, ws):
+    response = await create(
+        client,
+        ws.tokens["member"],
+        name="My\x9bmail",
+        addresses=["me@acmecorp.example", "me\x08@acmecorp.example", "me@acme\x9f.example"],
+    )
+    assert [p["field"] for p in problems(response)] == ["name", "addresses.1", "addresses.2"]
+    refused = await create(client, ws.tokens["member"], addresses=["me\x1f\x7f@acmecorp.example"])
+    assert [p["field"] for p in problems(refused)] == ["addresses.0"]

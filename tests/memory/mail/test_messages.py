@@ -114,7 +114,7 @@ async def test_a_re_sent_mail_is_stored_once_and_deleted_for_good(client, pool, 
     first = data(await send(client, member, personal, one()), "recordMail")["messages"][0]
     again = data(await send(client, member, personal, one()), "recordMail")["messages"][0]
     assert (again["id"], again["replayed"]) == (first["id"], True)
-    for change in ({"text": "Other"}, {"important": False}, {"threadId": "t2"}):
+    for change in ({"text": "Other"}, {"subject": "Other"}, {"threadId": "t2"}):
         response = await send(client, member, personal, one(**change))
         assert [p["field"] for p in problems(response)] == ["messages.0.externalId"], change
     # Deleted: the stored mail is marked (whatever else the re-send says), and stays deleted.
@@ -201,3 +201,89 @@ async def test_a_post_holds_at_most_100_messages(client, pool, ws, personal):
     assert "messages" in {p["field"] for p in problems(response)}
     assert [p["field"] for p in problems(await send(client, token, personal))] == ["messages"]
     assert (await stored(pool, ws))["mail_messages"] == 100
+
+
+async def test_a_mail_the_caller_may_not_read_is_answered_without_its_content(
+    client, pool, ws, personal
+):
+    contents = base64.b64encode(b"contract").decode()
+    private = one(
+        subject="Salary review",
+        threadId="hr-thread",
+        attachments=[{"name": "payslip.pdf", "contents": contents}],
+    )
+    data(await send(client, ws.tokens["member"], personal, private, one("m2")))
+    shown = ("threadId", "filed", "category", "important", "at", "subject", "attachments")
+    # The admin may post into the member's mailbox but may not read their mail: deleting it, or
+    # deleting it again, answers its id and nothing the admin did not send.
+    for _ in range(2):
+        found = data(
+            await send(client, ws.tokens["admin"], personal, one(deleted=True, subject="x")),
+            "recordMail",
+        )
+        [gone] = found["messages"]
+        assert (gone["externalId"], gone["deleted"]) == ("m1", True)
+        assert all(gone[name] is None for name in (*shown, "recordIds")), gone
+    # The same for a re-send of the same content.
+    [same] = data(await send(client, ws.tokens["admin"], personal, one("m2")), "recordMail")[
+        "messages"
+    ]
+    assert (same["replayed"], same["subject"], same["threadId"]) == (True, None, None)
+    # The owner reads their own mail: it is answered whole.
+    [mine] = data(
+        await send(client, ws.tokens["member"], personal, one(deleted=True)), "recordMail"
+    )["messages"]
+    assert (mine["subject"], mine["threadId"], mine["replayed"]) == (
+        "Salary review",
+        "hr-thread",
+        True,
+    )
+    assert mine["attachments"][0]["name"] == "payslip.pdf"
+
+
+async def test_control_characters_are_refused_in_addresses_and_names(client, pool, ws, personal):
+    # C0 (\x01, \x1b), DEL and C1 (\x80, \x9b): none is in an address nor a name.
+    bad = [
+        one("m1", **{"from": "carol\x01@client.example"}),
+        one("m2", **{"from": "carol@client\x7f.example"}),
+        one("m3", **{"from": "carol\x9b@client.example"}),
+        one("m4", **{"from": "carol@client.exam\x80ple"}),
+        one("m5", fromName="Carol\x1b[31m"),
+        one("m6", fromName="Carol\x9b"),
+        one("m7", attachments=[{"name": "a\x85.pdf", "contents": ""}]),
+    ]
+    response = await send(client, ws.tokens["member"], personal, *bad)
+    assert [p["field"] for p in problems(response)] == [
+        "messages.0.from",
+        "messages.1.from",
+        "messages.2.from",
+        "messages.3.from",
+        "messages.4.fromName",
+        "messages.5.fromName",
+        "messages.6.attachments.0.name",
+    ]
+    assert set((await stored(pool, ws)).values()) == {0}
+
+
+async def test_a_re_send_updates_the_classification_alone(client, pool, ws, personal):
+    member = ws.tokens["member"]
+    first = data(await send(client, member, personal, one(important=False)), "recordMail")
+    reclassified = one(category="NEWSLETTER", classifiedAt="2026-03-05T10:00:00+00:00")
+    [again] = data(await send(client, member, personal, reclassified), "recordMail")["messages"]
+    assert (again["id"], again["replayed"]) == (first["messages"][0]["id"], False)
+    assert (again["category"], again["important"]) == ("NEWSLETTER", True)
+    [same] = data(await send(client, member, personal, reclassified), "recordMail")["messages"]
+    assert same["replayed"] is True
+    # Anything else still differs: refused, and the classification is not changed by it.
+    other = one(category="DIRECT", text="Other")
+    assert [p["field"] for p in problems(await send(client, member, personal, other))] == [
+        "messages.0.externalId"
+    ]
+    async with pool.acquire() as conn:
+        row = await conn.fetchrow(
+            "SELECT category, important, classified_at FROM mail_messages WHERE workspace_id = $1",
+            ws.id,
+        )
+    assert (row["category"], row["important"]) == ("newsletter", True)
+    assert row["classified_at"].isoformat() == "2026-03-05T10:00:00+00:00"
+    assert (await stored(pool, ws))["mail_messages"] == 1

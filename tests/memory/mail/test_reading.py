@@ -5,12 +5,21 @@ conversation, what stops an opened exchange from being read, and who pays."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
 
 import pytest
 
 from db.pool import begin_workspace
-from resolvers.memory.dreamer.passes import PassSettings
+from resolvers.memory.dreamer.passes import PassSettings, Prices
+from resolvers.memory.dreamer.reader import (
+    About,
+    Batch,
+    Candidate,
+    ItemLearnings,
+    ReaderAnswer,
+    Usage,
+)
 from tests.factories import company, local
 from tests.memory.dreamer.dreaming import FixedReader, dream, items_of, lines_of, said
 from tests.memory.mail.mailing import (
@@ -193,10 +202,10 @@ async def test_attachments_and_quoted_history_never_reach_the_reader(pool, ws, a
     assert "Q09OVEVOVFM" not in sent  # nor its base64
     assert item.kind == "mail" and item.context == "Subject: Contract for Acme"
     assert item.text.split("\n") == [
-        "Carol <carol@client.example>: Here is our offer.",
-        "Carol <carol@client.example>: Please sign the attached contract. Best, Carol",
+        "[1] Carol <carol@client.example>: Here is our offer.",
+        "[2] Carol <carol@client.example>: Please sign the attached contract. Best, Carol",
         "(attached: contract.pdf, annex.xlsx)",
-        "Member: Signed.",
+        "[3] Member: Signed.",
     ]
     assert (item.speaker.name, item.speaker.kind) == ("Member", "person")
     assert item.speaker.id is not None
@@ -266,3 +275,152 @@ async def test_an_exchange_whose_important_mail_was_deleted_is_not_read(pool, ws
         gone = await conn.fetchval("SELECT mail_deleted($1)", row["opening_id"])
         other = await conn.fetchval("SELECT mail_deleted($1)", row["mailbox_id"])
     assert (gone, other) == (True, False)
+
+
+async def read_at(pool, ws, stand, when):
+    """Every pass due at ``when``, the clock stood there: what the reader received."""
+    stand(when)
+    reader = FixedReader()
+    reports = await dream(pool, ws, when, PassSettings(reader=reader))
+    return reports, reader.calls
+
+
+@pytest.mark.parametrize(("late", "read"), [(timedelta(0), True), (timedelta(seconds=1), False)])
+async def test_only_mail_classified_in_the_30_days_before_the_pass_is_read(
+    pool, ws, stand, late, read
+):
+    box = await mailbox(pool, ws)
+    earlier = T0 - timedelta(days=2)
+    thread = [message("before", earlier, text="Our offer."), important("m1", T0, text=RULE)]
+    await post(pool, ws, box, thread, T0)
+    assert await open_at(pool, ws, OPENED) == 1
+    # The pass comes late (its payer's allowance waited, say): the message before the
+    # important mail was classified 30 days before it (read), or a second more (not read).
+    _, [batch] = await read_at(pool, ws, stand, earlier + timedelta(days=30) + late)
+    offer = ["[1] Carol <carol@client.example>: Our offer."] if read else []
+    rule = f"[{len(offer) + 1}] Carol <carol@client.example>: {RULE}"
+    assert batch.items[0].text.split("\n") == [*offer, rule]
+
+
+async def test_an_exchange_whose_important_mail_is_over_30_days_old_is_not_read(pool, ws, stand):
+    box = await mailbox(pool, ws)
+    await post(pool, ws, box, [important("m1", T0, text=RULE)], T0)
+    await post(pool, ws, box, [important("m2", T0, thread="t2", text=RULE)], T0)
+    assert await open_at(pool, ws, OPENED) == 2
+    # Read next month, one second past the 30 days: neither is read, each says why.
+    _, calls = await read_at(pool, ws, stand, T0 + timedelta(days=30, seconds=1))
+    assert calls == []
+    rows = await exchanges_of(pool, ws)
+    assert [(row["status"], row["reason"]) for row in rows] == [("not_read", "mail_too_old")] * 2
+
+
+async def test_an_exchange_read_on_the_30th_day_is_read(pool, ws, stand):
+    box = await mailbox(pool, ws)
+    await post(pool, ws, box, [important("m1", T0, text=RULE)], T0)
+    assert await open_at(pool, ws, OPENED) == 1
+    [report], calls = await read_at(pool, ws, stand, T0 + timedelta(days=30))
+    assert report.read == 1 and len(calls) == 1
+
+
+async def test_a_message_posted_late_is_read_when_its_time_is_inside_the_window(pool, ws, stand):
+    box = await mailbox(pool, ws)
+    last = T0 + timedelta(minutes=20)
+    thread = [important("m1", T0, text="First."), reply("r1", last, ws)]
+    await post(pool, ws, box, thread, last)
+    assert await open_at(pool, ws, OPENED) == 1
+    # After the exchange opened, the provider posts a message it had missed, sent between the
+    # two, and a reply sent after the last: the first is read with the exchange (its window is
+    # its first and last message as stored), the second is not.
+    await post(
+        pool,
+        ws,
+        box,
+        [
+            message("late", T0 + timedelta(minutes=10), text="Missed."),
+            reply("after", OPENED, ws, text="Later."),
+        ],
+        OPENED,
+    )
+    _, [batch] = await read_at(pool, ws, stand, READ)
+    assert batch.items[0].text.split("\n") == [
+        "[1] Carol <carol@client.example>: First.",
+        "[2] Carol <carol@client.example>: Missed.",
+        "[3] Member: Hello.",
+    ]
+
+
+async def test_a_pass_run_at_a_time_given_with_an_offset_counts_its_day_and_month_in_utc(
+    pool, ws, stand
+):
+    box = await mailbox(pool, ws)
+    end = datetime(2027, 3, 31, 20, 0, tzinfo=UTC)
+    await post(pool, ws, box, [important("m1", end, text=RULE)], end)
+    assert await open_at(pool, ws, end + timedelta(hours=2)) == 1
+    # 23:00 UTC on 31 March is already 1 April at +14:00 (`dreamer run --now` keeps the offset).
+    at = datetime.fromisoformat("2027-04-01T13:00:00+14:00")
+    reader = FixedReader(usage=Usage(input_tokens=1_000_000))
+    settings = PassSettings(reader=reader, prices=Prices(Decimal(1), Decimal(0)))
+    stand(at)
+    [report] = await dream(pool, ws, at, settings)
+    assert report.read == 1
+    [batch] = reader.calls
+    assert batch.today == date(2027, 3, 31)
+    async with pool.acquire() as conn:
+        months = await conn.fetch(
+            "SELECT month FROM memory_spend WHERE workspace_id = $1 AND payer_id = $2",
+            ws.id,
+            ws.members["member"],
+        )
+    assert [row["month"] for row in months] == [date(2027, 3, 1)]
+
+
+def crediting(claims: dict[str, int | None]):
+    """A stand-in chat reader: for each mail item (by its subject), one learning about its
+    linked record, said to be stated by the item's speaker (the mailbox's owner) and resting
+    on the message ``claims`` names: a line number, or the owner's own line (0), or none."""
+
+    def make(batch: Batch) -> ReaderAnswer:
+        learnings = []
+        for item in batch.items:
+            claim = claims[item.context.removeprefix("Subject: ")]
+            if claim == 0:
+                own = next(line for line in item.text.split("\n") if "] Member: " in line)
+                claim = int(own[1 : own.index("]")])
+            candidate = Candidate(
+                text="Le DAF d'Acme décide seul.",
+                type="contexte",
+                about=About(kind="record", id=item.record_ids[0]),
+                stated_by=item.speaker,
+                message=claim,
+            )
+            learnings.append(ItemLearnings(item_id=item.id, candidates=(candidate,)))
+        return ReaderAnswer(learnings=tuple(learnings), usage=Usage())
+
+    return make
+
+
+async def test_an_outsiders_line_credited_to_the_owner_gets_none_of_the_owners_rights(
+    pool, ws, acme, stand
+):
+    box = await mailbox(pool, ws)
+    linked = {"record_ids": [acme]}
+    subjects = ("outsider", "unnamed", "beyond", "own")
+    said = [important(s, T0, thread=s, subject=s, text=RULE, **linked) for s in subjects]
+    answered = T0 + timedelta(minutes=5)
+    said += [reply(f"re-{s}", answered, ws, thread=s, subject=s) for s in subjects]
+    await post(pool, ws, box, said, answered)
+    assert await open_at(pool, ws, OPENED) == 4
+    # The reader says the owner stated each learning; only "own" rests on the owner's line.
+    claims = {"outsider": 1, "unnamed": None, "beyond": 3, "own": 0}
+    reader = FixedReader(crediting(claims))
+    stand(READ)
+    await dream(pool, ws, READ, PassSettings(reader=reader))
+    assert len(reader.calls) == 1
+    verdicts = await verdicts_of(pool, ws)
+    # Not by the owner's update right on Acme: an outsider's words stay off its page.
+    assert verdicts["outsider"] == [("refused", "not_permitted")]
+    assert verdicts["unnamed"] == [("refused", "not_permitted")]
+    assert verdicts["beyond"] == [("refused", "not_permitted")]
+    assert verdicts["own"] == [("written", None)]
+    [line] = await lines_of(pool, ws, "record", local(ws, acme))
+    assert (line["author"], line["text"]) == ("Member", "Le DAF d'Acme décide seul.")
