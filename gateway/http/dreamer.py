@@ -7,8 +7,6 @@ the body (DESIGN §8)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -16,9 +14,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from db.dreamer import ItemRow
+from gateway.http import fields
 from gateway.http.responses import domain_error_response, json_object_body, json_response
 from resolvers.common import ids
-from resolvers.common.errors import DomainError, Problem
+from resolvers.common.errors import DomainError
 from resolvers.memory.dreamer import meetings, messages
 from resolvers.memory.dreamer.meetings import RecordedMeeting
 from resolvers.memory.dreamer.messages import RecordedMessage
@@ -27,64 +26,6 @@ from resolvers.memory.dreamer.messages import RecordedMessage
 MAX_MESSAGE_BODY_BYTES = 256 * 1024
 # A meeting's 200,000 characters of transcript, the same way.
 MAX_MEETING_BODY_BYTES = 4 * 1024 * 1024
-
-Reader = Callable[[Any], tuple[bool, Any]]
-
-
-def _text(value: Any) -> tuple[bool, Any]:
-    return isinstance(value, str), value
-
-
-def _flag(value: Any) -> tuple[bool, Any]:
-    return isinstance(value, bool), value
-
-
-def _time(value: Any) -> tuple[bool, Any]:
-    if not isinstance(value, str):
-        return False, None
-    try:
-        return True, datetime.fromisoformat(value)
-    except ValueError:
-        return False, None
-
-
-def _texts(value: Any) -> tuple[bool, Any]:
-    return isinstance(value, list) and all(isinstance(v, str) for v in value), value
-
-
-_SAYS: dict[Reader, str] = {
-    _text: "a string",
-    _flag: "true or false",
-    _time: "an ISO 8601 time with its offset",
-    _texts: "a list of strings",
-}
-
-
-# What a field of the wrong kind, or a required one missing, holds while the resolver checks
-# the rest of the input (it never checks that field again: its problem is listed already).
-_STAND_INS: dict[Reader, Any] = {_text: "", _flag: False, _time: None, _texts: []}
-
-
-def _fields(
-    body: dict[str, Any], spec: dict[str, Reader], required: tuple[str, ...]
-) -> tuple[dict[str, Any], list[Problem]]:
-    """The body's fields read by ``spec`` (absent or null: None), and every problem of their
-    kinds: unknown fields, missing required ones, values of the wrong kind. A field with a
-    problem holds a stand-in (None, or its kind's empty value when required), so that the
-    resolver lists these problems with every other of the input."""
-    problems = [Problem("unknown field", name) for name in body if name not in spec]
-    found: dict[str, Any] = {}
-    for name, read in spec.items():
-        value = body.get(name)
-        if value is not None:
-            ok, found[name] = read(value)
-            if ok:
-                continue
-            problems.append(Problem(_SAYS[read], name))
-        elif name in required:
-            problems.append(Problem("required", name))
-        found[name] = _STAND_INS[read] if name in required else None
-    return found, problems
 
 
 def _gid(workspace: UUID, type_name: str, local: UUID | None) -> str | None:
@@ -103,16 +44,16 @@ def item_json(item: ItemRow | None) -> dict[str, Any] | None:
     }
 
 
-_MESSAGE_FIELDS: dict[str, Reader] = {
-    "messageId": _text,
-    "role": _text,
-    "text": _text,
-    "attachedRecordId": _text,
-    "readAnotherConversation": _flag,
-    "at": _time,
-    "agentId": _text,
-    "personId": _text,
-    "scope": _text,
+_MESSAGE_FIELDS: dict[str, fields.Reader] = {
+    "messageId": fields.text,
+    "role": fields.text,
+    "text": fields.text,
+    "attachedRecordId": fields.text,
+    "readAnotherConversation": fields.flag,
+    "at": fields.moment,
+    "agentId": fields.text,
+    "personId": fields.text,
+    "scope": fields.text,
 }
 
 
@@ -140,7 +81,7 @@ async def post_message(request: Request) -> Response:
         return parsed
     principal = request.scope["principal"]
     try:
-        f, refused = _fields(parsed, _MESSAGE_FIELDS, ("role", "text"))
+        f, refused = fields.fields(parsed, _MESSAGE_FIELDS, ("role", "text"))
         given = messages.MessageInput(
             conversation_id=request.path_params["id"],
             role=f["role"],
@@ -161,13 +102,13 @@ async def post_message(request: Request) -> Response:
     return json_response(body, 200 if found.replayed else 201)
 
 
-_MEETING_FIELDS: dict[str, Reader] = {
-    "externalId": _text,
-    "title": _text,
-    "transcript": _text,
-    "heldAt": _time,
-    "recordIds": _texts,
-    "scope": _text,
+_MEETING_FIELDS: dict[str, fields.Reader] = {
+    "externalId": fields.text,
+    "title": fields.text,
+    "transcript": fields.text,
+    "heldAt": fields.moment,
+    "recordIds": fields.texts,
+    "scope": fields.text,
 }
 
 
@@ -193,7 +134,7 @@ async def post_meeting(request: Request) -> Response:
         return parsed
     principal = request.scope["principal"]
     try:
-        f, refused = _fields(parsed, _MEETING_FIELDS, ("externalId", "title", "transcript"))
+        f, refused = fields.fields(parsed, _MEETING_FIELDS, ("externalId", "title", "transcript"))
         given = meetings.MeetingInput(
             external_id=f["externalId"],
             title=f["title"],

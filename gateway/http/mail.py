@@ -6,8 +6,6 @@ checks: the resolver lists its problem with every other of the body (DESIGN §8)
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -15,9 +13,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from db.mail import MailboxRow, MessageRow
+from gateway.http import fields
 from gateway.http.responses import domain_error_response, json_object_body, json_response
 from resolvers.common import ids
-from resolvers.common.errors import DomainError, Problem
+from resolvers.common.errors import DomainError
 from resolvers.memory.mail import mailboxes, messages
 from resolvers.memory.mail.checks import AttachmentInput, MailboxInput, MessageInput
 from resolvers.memory.mail.mailboxes import MAILBOX_TYPE
@@ -26,72 +25,12 @@ from resolvers.memory.mail.mailboxes import MAILBOX_TYPE
 # may hold, all told.
 MAX_MAIL_BODY_BYTES = 24 * 1024 * 1024
 
-Reader = Callable[[Any], tuple[bool, Any]]
-
-
-def _text(value: Any) -> tuple[bool, Any]:
-    return isinstance(value, str), value
-
-
-def _flag(value: Any) -> tuple[bool, Any]:
-    return isinstance(value, bool), value
-
-
-def _time(value: Any) -> tuple[bool, Any]:
-    if not isinstance(value, str):
-        return False, None
-    try:
-        return True, datetime.fromisoformat(value)
-    except ValueError:
-        return False, None
-
-
-def _texts(value: Any) -> tuple[bool, Any]:
-    return isinstance(value, list) and all(isinstance(v, str) for v in value), value
-
-
-def _objects(value: Any) -> tuple[bool, Any]:
-    return isinstance(value, list) and all(isinstance(v, dict) for v in value), value
-
-
-_SAYS: dict[Reader, str] = {
-    _text: "a string",
-    _flag: "true or false",
-    _time: "an ISO 8601 time with its offset",
-    _texts: "a list of strings",
-    _objects: "a list of objects",
-}
-# What a field of the wrong kind, or a required one missing, holds while the resolver checks
-# the rest (it never checks that field again: its problem is listed already).
-_STAND_INS: dict[Reader, Any] = {_text: "", _flag: False, _time: None, _texts: [], _objects: []}
-
-
-def fields(
-    body: dict[str, Any], spec: dict[str, Reader], required: tuple[str, ...], where: str = ""
-) -> tuple[dict[str, Any], list[Problem]]:
-    """The body's fields read by ``spec`` (absent or null: None, or a required one's
-    stand-in), and every problem of their kinds, each at ``where`` + its name."""
-    problems = [Problem("unknown field", f"{where}{name}") for name in body if name not in spec]
-    found: dict[str, Any] = {}
-    for name, read in spec.items():
-        value = body.get(name)
-        if value is not None:
-            ok, found[name] = read(value)
-            if ok:
-                continue
-            problems.append(Problem(_SAYS[read], f"{where}{name}"))
-        elif name in required:
-            problems.append(Problem("required", f"{where}{name}"))
-        found[name] = _STAND_INS[read] if name in required else None
-    return found, problems
-
-
-_MAILBOX_FIELDS: dict[str, Reader] = {
-    "externalId": _text,
-    "kind": _text,
-    "name": _text,
-    "ownerId": _text,
-    "addresses": _texts,
+_MAILBOX_FIELDS: dict[str, fields.Reader] = {
+    "externalId": fields.text,
+    "kind": fields.text,
+    "name": fields.text,
+    "ownerId": fields.text,
+    "addresses": fields.texts,
 }
 
 
@@ -115,7 +54,7 @@ async def post_mailbox(request: Request) -> Response:
         return parsed
     principal = request.scope["principal"]
     try:
-        f, refused = fields(parsed, _MAILBOX_FIELDS, ("externalId", "kind", "name"))
+        f, refused = fields.fields(parsed, _MAILBOX_FIELDS, ("externalId", "kind", "name"))
         given = MailboxInput(
             external_id=f["externalId"],
             kind=f["kind"],
@@ -131,33 +70,35 @@ async def post_mailbox(request: Request) -> Response:
     return json_response(body, 200 if found.replayed else 201)
 
 
-_MESSAGE_FIELDS: dict[str, Reader] = {
-    "externalId": _text,
-    "threadId": _text,
-    "filed": _text,
-    "from": _text,
-    "fromName": _text,
-    "at": _time,
-    "subject": _text,
-    "text": _text,
-    "quoted": _text,
-    "category": _text,
-    "important": _flag,
-    "classifiedAt": _time,
-    "attachments": _objects,
-    "recordIds": _texts,
-    "deleted": _flag,
+_MESSAGE_FIELDS: dict[str, fields.Reader] = {
+    "externalId": fields.text,
+    "threadId": fields.text,
+    "filed": fields.text,
+    "from": fields.text,
+    "fromName": fields.text,
+    "at": fields.moment,
+    "subject": fields.text,
+    "text": fields.text,
+    "quoted": fields.text,
+    "category": fields.text,
+    "important": fields.flag,
+    "classifiedAt": fields.moment,
+    "attachments": fields.objects,
+    "recordIds": fields.texts,
+    "deleted": fields.flag,
 }
 _MESSAGE_REQUIRED = ("externalId", "threadId", "filed", "from", "at")
-_ATTACHMENT_FIELDS: dict[str, Reader] = {"name": _text, "contents": _text}
+_ATTACHMENT_FIELDS: dict[str, fields.Reader] = {"name": fields.text, "contents": fields.text}
 
 
 def _message(raw: dict[str, Any], where: str) -> MessageInput:
     """One message of the body, with the problems of its fields' kinds."""
-    f, refused = fields(raw, _MESSAGE_FIELDS, _MESSAGE_REQUIRED, where)
+    f, refused = fields.fields(raw, _MESSAGE_FIELDS, _MESSAGE_REQUIRED, where)
     attachments = []
     for n, item in enumerate(f["attachments"] or []):
-        a, more = fields(item, _ATTACHMENT_FIELDS, ("name", "contents"), f"{where}attachments.{n}.")
+        a, more = fields.fields(
+            item, _ATTACHMENT_FIELDS, ("name", "contents"), f"{where}attachments.{n}."
+        )
         refused += more
         attachments.append(AttachmentInput(a["name"], a["contents"]))
     return MessageInput(
@@ -217,7 +158,7 @@ async def post_messages(request: Request) -> Response:
         return parsed
     principal = request.scope["principal"]
     try:
-        f, refused = fields(parsed, {"messages": _objects}, ("messages",))
+        f, refused = fields.fields(parsed, {"messages": fields.objects}, ("messages",))
         given = [_message(raw, f"messages.{n}.") for n, raw in enumerate(f["messages"])]
         found = await messages.record_mail(
             request.scope["db"], principal, request.path_params["id"], given, refused
