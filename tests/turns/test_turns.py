@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from db import identity
+from db import records as db_records
 from db.pool import begin_workspace
 from resolvers.common import ids
 from resolvers.common.principals import issue_token, principal_for_token
@@ -971,3 +972,34 @@ async def test_a_turn_keeps_the_first_twenty_mentions_that_name_a_record(pool, c
     assert MAX_MENTIONS == 20
     assert [c["label"] for c in found["cards"]] == [f"C{n}" for n in range(MAX_MENTIONS)]
     assert found["budget"]["dropped"] == []
+
+
+async def test_a_page_written_before_its_object_became_a_satellite_is_kept_out_of_cards(
+    pool, client, ws
+):
+    # Seed 000 "Where a souvenir goes": such a page stays readable but is no longer loaded into
+    # an agent's record cards; the record's own card stays.
+    async with pool.acquire() as conn, conn.transaction():
+        await begin_workspace(conn, ws.id)
+        projects = await create_object(
+            conn, "projects", "Project", "Projects", [("code", "Code", "text", None, 1)]
+        )
+        await grant_standard_roles(conn, ws.roles, projects)
+    [apollo] = await load_records(
+        pool, ws.tokens["admin"], [{"object": "projects", "label": "Apollo"}]
+    )
+    await record_page(pool, ws, apollo, souvenir("Apollo ships in March"))
+    before = await ask(client, ws.tokens["member"], mention(apollo, "Apollo"))
+    [card] = before["cards"]
+    assert [s["line"].split(" — ")[0] for s in card["souvenirs"]] == ["- Apollo ships in March"]
+
+    async with pool.acquire() as conn, conn.transaction():
+        await begin_workspace(conn, ws.id)
+        await db_records.insert_attribute(
+            conn, projects, "company", "Company", "relation", target="companies", position=1
+        )
+    after = await ask(client, ws.tokens["member"], mention(apollo, "Apollo"))
+    [card] = after["cards"]
+    assert card["recordId"] == apollo and card["label"] == "Apollo"
+    assert card["souvenirs"] == []
+    assert "Apollo ships in March" not in after["text"]
