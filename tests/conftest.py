@@ -19,11 +19,11 @@ import pytest
 
 from db.embedded import start_embedded
 from db.migrate import apply_migrations
-from db.pool import SerialConnection, api_dsn, connect, create_pool, init_connection, keep_session
+from db.pool import api_dsn, connect, create_pool
 from gateway.app import create_app
 from gateway.settings import Settings
 from resolvers.common import clock
-from tests.factories import Workspace, make_workspace
+from tests.factories import Workspace, logging_pool, make_workspace
 
 
 def with_database(dsn: str, name: str) -> str:
@@ -134,20 +134,7 @@ async def counted(
 ) -> AsyncIterator[tuple[httpx.AsyncClient, list[str]]]:
     """A client on the app as the service runs it (its login role), whose one connection logs
     every statement it sends."""
-    statements: list[str] = []
-
-    async def init(conn: asyncpg.Connection) -> None:
-        await init_connection(conn)
-        conn.add_query_logger(lambda record: statements.append(record.query))
-
-    pool = await asyncpg.create_pool(
-        api_dsn(dsn),
-        min_size=1,
-        max_size=1,
-        init=init,
-        connection_class=SerialConnection,
-        reset=keep_session,
-    )
+    pool, statements = await logging_pool(dsn)
     app = create_app(settings, pool=pool)
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app), base_url="http://test"

@@ -11,7 +11,7 @@ import httpx
 import orjson
 
 from db import identity, records
-from db.pool import begin_workspace
+from db.pool import SerialConnection, api_dsn, begin_workspace, init_connection, keep_session
 from gateway.demo import CRM_OBJECTS
 from resolvers.common import ids
 from resolvers.common.principals import issue_token, principal_for_token
@@ -235,3 +235,23 @@ def split(statements: list[str]) -> tuple[list[str], list[str]]:
     control = [s for s in statements if s.strip().upper().startswith(TRANSACTION_CONTROL)]
     data = [s for s in statements if s not in control]
     return control, data
+
+
+async def logging_pool(dsn: str) -> tuple[asyncpg.Pool, list[str]]:
+    """A pool as the service runs it (its login role, one connection) and the list of every
+    statement that connection sends; the caller closes the pool."""
+    statements: list[str] = []
+
+    async def init(conn: asyncpg.Connection) -> None:
+        await init_connection(conn)
+        conn.add_query_logger(lambda record: statements.append(record.query))
+
+    pool = await asyncpg.create_pool(
+        api_dsn(dsn),
+        min_size=1,
+        max_size=1,
+        init=init,
+        connection_class=SerialConnection,
+        reset=keep_session,
+    )
+    return pool, statements

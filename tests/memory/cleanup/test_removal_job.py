@@ -11,7 +11,7 @@ import asyncpg
 import pytest
 
 from db.migrate import apply_migrations
-from db.pool import SerialConnection, api_dsn, connect, create_pool, init_connection, keep_session
+from db.pool import connect, create_pool
 from gateway.cli import dreamer
 from gateway.cli.main import parser
 from gateway.settings import Settings
@@ -19,7 +19,7 @@ from gateway.worker.periodic import REMOVAL_CRON, REMOVAL_JOB, periodic_jobs, we
 from resolvers.memory.cleanup.removal import remove_in_workspace
 from resolvers.memory.dreamer.passes import PassSettings
 from resolvers.memory.dreamer.reader import Batch, ReaderAnswer
-from tests.factories import TRANSACTION_CONTROL, company, local, make_workspace
+from tests.factories import TRANSACTION_CONTROL, company, local, logging_pool, make_workspace
 from tests.memory.cleanup.removal_world import MONDAY, SUNDAY, kept, line, page_with
 
 
@@ -78,20 +78,7 @@ async def test_the_job_runs_on_mondays_with_no_reader_and_says_what_it_did(new_d
 async def logged(dsn: str) -> AsyncIterator[tuple[asyncpg.Pool, list[str]]]:
     """A pool as the service runs it (its login role), whose one connection logs every
     statement it sends."""
-    statements: list[str] = []
-
-    async def init(conn: asyncpg.Connection) -> None:
-        await init_connection(conn)
-        conn.add_query_logger(lambda record: statements.append(record.query))
-
-    pool = await asyncpg.create_pool(
-        api_dsn(dsn),
-        min_size=1,
-        max_size=1,
-        init=init,
-        connection_class=SerialConnection,
-        reset=keep_session,
-    )
+    pool, statements = await logging_pool(dsn)
     yield pool, statements
     await pool.close()
 

@@ -14,6 +14,7 @@ from db.pool import SerialConnection, api_dsn, init_connection, keep_session
 from db.sql import queries
 from resolvers.common import clock
 from resolvers.memory.mail import exchanges
+from tests.factories import logging_pool
 from tests.memory.mail.mailing import (
     exchanges_of,
     important,
@@ -285,20 +286,7 @@ async def test_mailboxes_with_nothing_to_open_cost_the_job_no_statement(dsn, poo
     other = await mailbox(pool, ws2, None)
     await post(pool, ws2, other, [message("x", T0)], T0)
     await post(pool, ws, boxes[1], [important("due", T0, thread="t9")], T0)
-    sent: list[str] = []
-
-    async def init(conn: asyncpg.Connection) -> None:
-        await init_connection(conn)
-        conn.add_query_logger(lambda record: sent.append(record.query))
-
-    counting = await asyncpg.create_pool(
-        api_dsn(dsn),
-        min_size=1,
-        max_size=1,
-        init=init,
-        connection_class=SerialConnection,
-        reset=keep_session,
-    )
+    counting, sent = await logging_pool(dsn)
     try:
         clock.set_clock(lambda: LATER)
         opened = await exchanges.open_due(counting, LATER, workspaces={ws.id})
