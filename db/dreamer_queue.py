@@ -41,3 +41,12 @@ async def advance_jobs(
     after a failure; return how many moved."""
     status: str = await conn.execute(Q["advance_jobs"], entrypoint, list(dedupe_keys), list(delays))
     return int(status.rsplit(" ", 1)[-1])
+
+
+async def queue_job_counts(conn: asyncpg.Connection) -> list[tuple[str, str, int]]:
+    """The queue's jobs as (entrypoint, state, jobs), read as the application role with no
+    workspace (its own transaction)."""
+    async with conn.transaction():
+        await conn.execute("SELECT set_config('role', 'skillmem_app', true)")
+        rows = await conn.fetch(Q["queue_job_counts"])
+    return [(row["entrypoint"], row["state"], row["jobs"]) for row in rows]

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
+from opentelemetry.instrumentation.asgi import OpenTelemetryMiddleware
+from opentelemetry.sdk.trace import TracerProvider
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Mount, Route
@@ -22,6 +24,8 @@ from gateway.http import dreamer, health, mail, memory, records, responses, skil
 from gateway.http.auth import PrincipalMiddleware
 from gateway.http.graphiql import GRAPHIQL_HTML
 from gateway.http.graphql import GraphQLEndpoint
+from gateway.http.metrics import METRICS_PATH, MetricsMiddleware, metrics_endpoint, span_details
+from gateway.observe import tracing
 from gateway.settings import Settings
 from gateway.worker.config import pass_settings, worker_options
 from gateway.worker.runner import Worker
@@ -140,24 +144,55 @@ def routes(settings: Settings) -> list[BaseRoute]:
         Route("/skills/export", skills.export_skills, methods=["POST"]),
         Route("/healthz", health.healthz, methods=["GET"]),
         Route("/readyz", health.readyz, methods=["GET"]),
+        Route(METRICS_PATH, metrics_endpoint(settings), methods=["GET"]),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
 
 
-def create_app(
-    settings: Settings | None = None, *, pool: asyncpg.Pool | None = None, on_ready: Any = None
-) -> Starlette:
-    """The app. With ``pool`` given (tests), it uses that pool and starts nothing."""
-    settings = settings or Settings()
-    app = Starlette(
-        routes=routes(settings),
-        middleware=[
+def middleware(
+    settings: Settings, app_routes: list[BaseRoute], tracer: TracerProvider | None
+) -> list[Middleware]:
+    """Outermost first: the request's trace (when tracing is on), its metrics, then the edge
+    (token, body, transaction)."""
+    traced = (
+        []
+        if tracer is None
+        else [
             Middleware(
-                PrincipalMiddleware,
-                graphiql_enabled=settings.introspection,
-                body_read_timeout=settings.body_read_timeout,
-            ),
-        ],
+                OpenTelemetryMiddleware,
+                tracer_provider=tracer,
+                default_span_details=span_details(app_routes),
+            )
+        ]
+    )
+    return [
+        *traced,
+        Middleware(MetricsMiddleware, routes=app_routes),
+        Middleware(
+            PrincipalMiddleware,
+            graphiql_enabled=settings.introspection,
+            body_read_timeout=settings.body_read_timeout,
+        ),
+    ]
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    pool: asyncpg.Pool | None = None,
+    on_ready: Any = None,
+    tracer: TracerProvider | None = None,
+) -> Starlette:
+    """The app. With ``pool`` given (tests), it uses that pool and starts nothing; with
+    ``tracer`` given (tests), it traces to that provider whatever the settings say."""
+    settings = settings or Settings()
+    tracer = tracer or tracing.provider_for(settings.tracing, settings.tracing_service_name)
+    if tracer is not None:
+        tracing.trace_sql(tracer)
+    app_routes = routes(settings)
+    app = Starlette(
+        routes=app_routes,
+        middleware=middleware(settings, app_routes, tracer),
         exception_handlers={404: responses.not_found, 405: responses.method_not_allowed},
         lifespan=lifespan_for(settings, pool, on_ready),
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
+from typing import Literal
 
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -50,6 +51,31 @@ class Settings(BaseSettings):
     max_aliases: int = 15
     document_cache_size: int = 1_024
     log_level: str = "info"
+    # What an operator sees (README "Metrics and tracing"; gateway/observe/).
+    log_format: Literal["json", "text"] = Field(
+        default="json",
+        description="Log lines as one JSON object each (with the request id), or plain text.",
+    )
+    metrics_token: SecretStr | None = Field(
+        default=None,
+        description="The bearer token `/metrics` answers (a scraper's, not a workspace's).",
+    )
+    metrics_public: bool = Field(
+        default=False, description="`/metrics` answers anyone (no token); off by default."
+    )
+    worker_metrics_port: int | None = Field(
+        default=None,
+        description="A `skillmem worker` process serves its metrics on this port (off by "
+        "default; `serve` shows its worker's at `/metrics`).",
+    )
+    tracing: Literal["off", "otlp", "console"] = Field(
+        default="off",
+        description="OpenTelemetry traces of requests and SQL: off, otlp (to the "
+        "OTEL_EXPORTER_OTLP_* endpoint) or console.",
+    )
+    tracing_service_name: str = Field(
+        default="skillmem", description="The service.name the traces carry."
+    )
     body_read_timeout: float = Field(
         default=BODY_READ_TIMEOUT_SECONDS,
         description="Seconds a client may take to send a whole request body.",

@@ -18,3 +18,7 @@ UPDATE pgqueuer AS job
    AND job.status = 'queued'
    AND job.attempts = 0
    AND job.execute_after > now() + d.delay;
+
+-- name: queue_job_counts
+-- The queue's jobs by entrypoint and state (migration 0025's function; no payload, no workspace).
+SELECT entrypoint, state, jobs FROM queue_job_counts() ORDER BY entrypoint, state;

@@ -11,6 +11,7 @@ import asyncpg
 from gateway.app import create_app
 from gateway.demo import ensure_demo
 from gateway.http.server import JsonErrorsProtocol
+from gateway.observe import logs
 from gateway.settings import Settings
 
 
@@ -66,12 +67,14 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
                 print("Loaded the demo workspace.", flush=True)
             print_demo_start(start.token, start.member_email, settings)
 
+    logs.configure(settings.log_format, settings.log_level)
     app = create_app(settings, on_ready=on_ready)
     uvicorn.run(
         app,
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,
+        log_config=logs.uvicorn_config(settings.log_level),
         proxy_headers=False,
         http=JsonErrorsProtocol,
     )

@@ -11,6 +11,7 @@ from typing import Any
 
 from db.pool import create_pool
 from gateway.app import database_url, prepare_database, request_dsn
+from gateway.observe import logs, metrics
 from gateway.settings import Settings
 from gateway.worker.config import pass_settings, worker_options
 from gateway.worker.runner import Worker
@@ -37,7 +38,10 @@ def positive(text: str) -> int:
 async def work(args: argparse.Namespace, settings: Settings) -> int:
     """Migrate, then work until the first SIGTERM or SIGINT: no new job is taken and the pass
     under way finishes (a second signal stops at once; its job is run again elsewhere)."""
+    logs.configure(settings.log_format, settings.log_level)
     logging.getLogger("skillmem.worker").setLevel(settings.log_level.upper())
+    if settings.worker_metrics_port is not None:
+        metrics.serve_worker_metrics(settings.host, settings.worker_metrics_port)
     dsn, server = await database_url(settings)
     await prepare_database(dsn)
     options = worker_options(settings, args.concurrency)

@@ -28,6 +28,8 @@ from gateway.http.body import (
 )
 from gateway.http.nul import json_body_nul_problems, refuse_nul
 from gateway.http.responses import CONTENT_LENGTH
+from gateway.observe import logs
+from gateway.observe.metrics import lent
 from gateway.settings import BODY_READ_TIMEOUT_SECONDS
 from resolvers.common.errors import Code, Problem
 from resolvers.common.principals import principal_for_token
@@ -37,7 +39,8 @@ log = logging.getLogger("skillmem.auth")
 
 # A request waits at most this long for a connection, then answers DB_UNAVAILABLE.
 ACQUIRE_TIMEOUT_SECONDS = 5.0
-PUBLIC_PATHS = ("/healthz", "/readyz", "/static/")
+# `/metrics` checks its own token (the operator's, gateway/http/metrics.py).
+PUBLIC_PATHS = ("/healthz", "/readyz", "/metrics", "/static/")
 # A request id the client may choose: up to 64 visible ASCII characters.
 REQUEST_ID = re.compile(r"[!-~]{1,64}")
 
@@ -120,6 +123,7 @@ class PrincipalMiddleware:
             return
         request_id = request_id_of(scope)
         scope["request_id"] = request_id
+        logs.REQUEST_ID.set(request_id)
         send = _with_request_id(send, request_id)
         if self.is_public(scope):
             await self.app(scope, receive, send)
@@ -177,7 +181,7 @@ class PrincipalMiddleware:
         try:
             if pool is None:
                 raise ConnectionRefusedError("no database pool")
-            async with pool.acquire(timeout=ACQUIRE_TIMEOUT_SECONDS) as proxy, proxy.transaction():
+            async with lent(pool, ACQUIRE_TIMEOUT_SECONDS) as proxy, proxy.transaction():
                 # The pool lends a proxy that forwards every method to its connection.
                 conn = cast(asyncpg.Connection, proxy)
                 principal = await principal_for_token(conn, token)

@@ -34,6 +34,7 @@ from starlette.responses import HTMLResponse, Response
 
 from gateway.http.nul import document_nul_paths, nul_paths, nul_problems, refuse_nul
 from gateway.http.responses import read_capped
+from gateway.observe.metrics import operation_label
 from gateway.settings import Settings
 from resolvers.common.errors import Code
 from schema.context import Context
@@ -265,6 +266,9 @@ class GraphQLEndpoint:
         if prepared.document is None:
             raise Refusal(400, {"errors": list(prepared.errors)})
         operation = get_operation_ast(prepared.document, params.operation_name)
+        request.scope["operation_label"] = operation_label(
+            operation.name.value if operation is not None and operation.name else None
+        )
         if operation is None:
             message = (
                 f"Unknown operation named '{params.operation_name}'."

@@ -24,6 +24,7 @@ from pgqueuer.queries import Queries
 
 from db.dreamer_queue import WAKE_CHANNEL
 from db.dreamer_schedule import DueOwner
+from gateway.observe import metrics
 from gateway.worker.periodic import Periodic, periodic_jobs
 from gateway.worker.queue import (
     PASS_ENTRYPOINT,
@@ -216,6 +217,7 @@ class Worker:
         if report is None:
             log.info("pass of %s skipped: another session runs it", guard.owner_key(owner))
         else:
+            metrics.count_verdicts(report.reasons)
             log.info("pass done: %s", pass_line(report))
 
     async def due_owner(self, target: tuple[UUID, str, UUID | None]) -> DueOwner | None:

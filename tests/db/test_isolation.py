@@ -423,7 +423,8 @@ async def test_no_function_of_the_schema_is_security_definer_but_the_listed_ones
     # match (no index serves @@ under row-level security), which filters the workspace itself;
     # the Dreamer's and the mail job's schedules, which answer ids, times and counts across
     # workspaces, never a text; the Monday removal's, which answers workspace ids; and
-    # consolidation's, which answers ids, times and a trigger word. Each pins its search_path,
+    # consolidation's, which answers ids, times and a trigger word; the queue's counts for the
+    # metrics, which answer entrypoints, states and counts. Each pins its search_path,
     # and only the application role may call them.
     found = await owner.fetch(
         "SELECT p.proname, p.proconfig, pg_get_functiondef(p.oid) AS body,"
@@ -437,6 +438,7 @@ async def test_no_function_of_the_schema_is_security_definer_but_the_listed_ones
         "mail_due",
         "memory_line_matches",
         "memory_removal_due",
+        "queue_job_counts",
     ]
     by_name = {row["proname"]: row for row in found}
     assert "l.workspace_id = app_workspace_id()" in by_name["memory_line_matches"]["body"]
@@ -469,6 +471,8 @@ async def test_no_function_of_the_schema_is_security_definer_but_the_listed_ones
         "openable",
         "quiet_since",
     ]
+    queue = await owner.prepare("SELECT * FROM queue_job_counts()")
+    assert [a.name for a in queue.get_attributes()] == ["entrypoint", "state", "jobs"]
     for row in found:
         assert row["proconfig"] == ["search_path=public, pg_temp"]
         assert row["public_may"] is False

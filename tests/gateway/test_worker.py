@@ -22,6 +22,7 @@ from db.dreamer_schedule import DueOwner
 from db.migrate import apply_migrations
 from db.pool import api_dsn, connect, create_pool
 from gateway.app import create_app
+from gateway.observe import metrics
 from gateway.settings import Settings
 from gateway.worker.queue import (
     PASS_ENTRYPOINT,
@@ -34,7 +35,7 @@ from gateway.worker.runner import MAX_RETRY_DELAY, Worker, WorkerOptions
 from resolvers.common import clock
 from resolvers.memory.dreamer.batching import BatchTiming
 from resolvers.memory.dreamer.guard import owner_key, owner_lock
-from resolvers.memory.dreamer.passes import PassSettings
+from resolvers.memory.dreamer.passes import PassReport, PassSettings
 from resolvers.memory.dreamer.schedule import waiting_owners
 from tests.factories import make_workspace
 from tests.gateway.dreamer_items import add_waiting
@@ -245,6 +246,23 @@ async def test_a_job_runs_no_pass_when_nothing_waits_or_its_pass_runs_elsewhere(
     assert recorder.calls == []
     await one.handle(job_for(busy))
     assert recorder.keys() == [owner_key(busy)]
+
+
+async def test_a_pass_run_by_a_job_has_its_verdicts_counted_by_reason(qdsn, pools):
+    owner, app = pools
+    ws = await make_workspace(owner, "Queue")
+    due = DueOwner(ws.id, "agent", uuid.uuid4(), LONG_AGO, 1)
+    await add_waiting(app, ws.id, "agent", due.owner_id, arrived_at=LONG_AGO)
+    reasons = (("written", None), ("refused", "metrics_test_reason"))
+
+    async def a_pass(pool: asyncpg.Pool, owner: DueOwner, settings: PassSettings) -> PassReport:
+        return PassReport(owner=owner, read=2, written=1, refused=1, reasons=reasons)
+
+    counter = metrics.DREAMER_VERDICTS.labels("refused", "metrics_test_reason")
+    before = counter._value.get()
+    one = Worker(qdsn, app, DUE_AT_ONCE, FAST, run_pass=a_pass)
+    await one.handle(job_for(due))
+    assert counter._value.get() == before + 1
 
 
 async def test_a_job_of_an_owner_not_due_yet_runs_nothing(qdsn, pools):

@@ -16,7 +16,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
-from typing import cast
+from typing import Any, cast
 from uuid import UUID, uuid4
 
 import asyncpg
@@ -79,6 +79,8 @@ class PassReport:
     note: str = ""
     # The batch was cut (MAX_BATCH_ITEMS, MAX_BATCH_CHARS): more items wait to be read now.
     cut: bool = False
+    # Every verdict written, as (verdict, reason): what the metrics count by reason.
+    reasons: tuple[tuple[str, str | None], ...] = ()
 
 
 def month_of(moment: datetime) -> date:
@@ -230,6 +232,18 @@ def key_of(owner: DueOwner) -> str:
     return f"{owner.workspace_id}/{owner.owner_kind}/{owner.owner_id or '-'}"
 
 
+def report_of(
+    owner: DueOwner, read: int, waiting: int, cost: Decimal, verdicts: Sequence[dict[str, Any]]
+) -> PassReport:
+    """A written pass's report: its verdicts counted by kind, and each with its reason."""
+    counts = {
+        kind: sum(v["verdict"] == kind for v in verdicts)
+        for kind in ("written", "refreshed", "refused")
+    }
+    reasons = tuple((v["verdict"], v["reason"]) for v in verdicts)
+    return PassReport(owner, read=read, waiting=waiting, cost_usd=cost, reasons=reasons, **counts)
+
+
 async def _write(
     conn: asyncpg.Connection,
     owner: DueOwner,
@@ -283,13 +297,7 @@ async def _write(
         )
         await dreamer_pass.charge(conn, payer_kind, payer_id, month_of(started), cost)
         verdicts = await apply.record(conn, gathered, rows, decisions, pages, pass_id, finished)
-    counts = {
-        kind: sum(v["verdict"] == kind for v in verdicts)
-        for kind in ("written", "refreshed", "refused")
-    }
-    return PassReport(
-        owner, read=len(rows), waiting=len(readable) - len(rows), cost_usd=cost, **counts
-    )
+    return report_of(owner, len(rows), len(readable) - len(rows), cost, verdicts)
 
 
 async def run_due(
