@@ -82,7 +82,8 @@ async def _change(request: Request, body: type[BaseModel], compact: bool) -> Res
             found = await conversations.end(db, principal, conversation_id)
     except DomainError as error:
         return domain_error_response(error)
-    return json_response(ConversationAnswer.of(found).model_dump(mode="json", by_alias=True))
+    # orjson writes the times as GraphQL does (+00:00).
+    return json_response(ConversationAnswer.of(found).model_dump(by_alias=True))
 
 
 async def post_compact(request: Request) -> Response:
