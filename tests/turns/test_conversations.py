@@ -157,8 +157,8 @@ async def test_only_the_person_or_the_conversations_agent_changes_it(pool, clien
         for change in (compact, end):
             response = await change(client, token, conversation)
             assert codes(response) == ["NOT_FOUND"]
-            assert response.json()["errors"][0]["message"] == (
-                missing.json()["errors"][0]["message"]
+            assert (
+                response.json()["errors"][0]["message"] == (missing.json()["errors"][0]["message"])
             )
     assert (await events(pool, ws)) == []
     # An API key acts for no one.
