@@ -17,10 +17,16 @@ Q = queries("turns")
 
 @dataclass(frozen=True, slots=True)
 class StoredTurn:
-    """A message's stored cards and a conversation's stored profiles (each None if absent)."""
+    """A message's stored cards (with the profiles its turn read, None for a turn of no
+    conversation) and the profiles of its conversation's generation (each None if absent); the
+    conversation's generation (its compactions so far), whether it ended, and the agent it began
+    with (``began`` None: it has not begun)."""
 
     turn: dict[str, Any] | None
     snapshot: dict[str, Any] | None
+    began: dict[str, Any] | None = None
+    generation: int = 0
+    ended: bool = False
 
 
 async def turn_stored(
@@ -29,7 +35,7 @@ async def turn_stored(
     """What ``person`` stored for a message and a conversation (the ids are each person's)."""
     row = await conn.fetchrow(Q["turn_stored"], message_id, conversation_id, person)
     assert row is not None  # one row, always
-    return StoredTurn(row["turn"], row["snapshot"])
+    return StoredTurn(row["turn"], row["snapshot"], row["began"], row["generation"], row["ended"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,9 +99,10 @@ async def store_turn(
     new_snapshot: bool,
     agent: UUID | None,
     profiles: dict[str, Any],
+    generation: int = 0,
 ) -> tuple[bool, bool]:
-    """Keep a turn's cards with its message, and a conversation's first profiles; whether each
-    was stored (not, when a concurrent first read stored it first)."""
+    """Keep a turn's cards with its message, and a conversation generation's first profiles;
+    whether each was stored (not, when a concurrent first read stored it first)."""
     row = await conn.fetchrow(
         Q["store_turn"],
         message_id,
@@ -107,6 +114,54 @@ async def store_turn(
         new_snapshot,
         agent,
         profiles,
+        generation,
     )
     assert row is not None
     return row["turn_stored"], row["snapshot_stored"]
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationState:
+    """A conversation's compactions so far, the last one's time, and when it ended."""
+
+    compactions: int
+    compacted_at: datetime | None
+    ended_at: datetime | None
+
+
+async def conversation_state(
+    conn: asyncpg.Connection, person: UUID, conversation_id: str, agent: UUID | None
+) -> ConversationState | None:
+    """``person``'s conversation as its caller sees it; None unless it began and, for an
+    agent (``agent`` given), it is that agent's."""
+    row = await conn.fetchrow(Q["conversation_state"], person, conversation_id, agent)
+    return ConversationState(**dict(row)) if row is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationEvent:
+    id: UUID
+    person_id: UUID
+    conversation_id: str
+    kind: str  # compacted, ended
+    actor_kind: str  # member, agent
+    actor_id: UUID
+    at: datetime
+
+
+async def record_conversation_event(
+    conn: asyncpg.Connection, event: ConversationEvent
+) -> datetime | None:
+    """Append a compaction or the end of a conversation; its time, or None when the
+    conversation had ended (nothing is recorded)."""
+    at: datetime | None = await conn.fetchval(
+        Q["record_conversation_event"],
+        event.id,
+        event.person_id,
+        event.conversation_id,
+        event.kind,
+        event.actor_kind,
+        event.actor_id,
+        event.at,
+    )
+    return at

@@ -20,7 +20,16 @@ from starlette.staticfiles import StaticFiles
 from db.embedded import start_embedded
 from db.migrate import apply_migrations
 from db.pool import api_dsn, connect, create_pool
-from gateway.http import dreamer, health, mail, memory, records, responses, skills
+from gateway.http import (
+    conversations,
+    dreamer,
+    health,
+    mail,
+    memory,
+    records,
+    responses,
+    skills,
+)
 from gateway.http.auth import PrincipalMiddleware
 from gateway.http.graphiql import GRAPHIQL_HTML
 from gateway.http.graphql import GraphQLEndpoint
@@ -136,6 +145,8 @@ def routes(settings: Settings) -> list[BaseRoute]:
         Route("/v1/search", memory.get_search, methods=["GET"]),
         Route("/tenant/settings", memory.patch_settings, methods=["PATCH"]),
         Route("/agents/sessions/{id}/messages", dreamer.post_message, methods=["POST"]),
+        Route("/agents/sessions/{id}/compact", conversations.post_compact, methods=["POST"]),
+        Route("/agents/sessions/{id}/end", conversations.post_end, methods=["POST"]),
         Route("/v1/meetings", dreamer.post_meeting, methods=["POST"]),
         Route("/v1/meetings/{id}", dreamer.delete_meeting, methods=["DELETE"]),
         Route("/v1/mailboxes", mail.post_mailbox, methods=["POST"]),

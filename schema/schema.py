@@ -5,6 +5,7 @@ from __future__ import annotations
 import strawberry
 from strawberry.schema.config import StrawberryConfig
 
+from schema.cards.mutations import CardsMutation
 from schema.cards.queries import CardsQuery
 from schema.direct import use_direct_resolvers
 from schema.dreamer.mutations import DreamerMutation
@@ -36,6 +37,7 @@ class Mutation(
     MemoryMutation,
     DreamerMutation,
     MailMutation,
+    CardsMutation,
 ):
     pass
 

@@ -149,15 +149,34 @@ def acting_for(
 
 async def _stored(conn: asyncpg.Connection, given: TurnInput, turn: _Turn) -> turns.StoredTurn:
     """The replay check: what the person stored for this message and this conversation (ids
-    are each person's own); a conversation keeps the agent it began with."""
+    are each person's own); a conversation keeps the agent it began with, and an ended one
+    answers only the replays of its messages."""
     if given.message_id is None and given.conversation_id is None:
         return turns.StoredTurn(None, None)
     stored = await turns.turn_stored(conn, turn.person, given.message_id, given.conversation_id)
-    if stored.snapshot is not None:
-        kept_agent = stored.snapshot["agent_id"]
+    if stored.began is not None:
+        kept_agent = stored.began["agent_id"]
         if (UUID(kept_agent) if kept_agent else None) != turn.agent:
             raise DomainError(Code.FORBIDDEN, "This conversation is with another agent.")
+    if stored.ended and stored.turn is None:
+        raise DomainError(
+            Code.MEMORY_PRECONDITION_FAILED,
+            "This conversation has ended: a new turn begins another conversation.",
+            [Problem("this conversation has ended", "conversationId")],
+        )
     return stored
+
+
+def _kept_profiles(stored: turns.StoredTurn) -> dict[str, Any] | None:
+    """The profiles answered as stored: a replayed turn's own (those it read then), else the
+    snapshot of its conversation's generation; None when they are read now."""
+    if stored.turn is not None and stored.turn.get("profiles") is not None:
+        kept: dict[str, Any] = stored.turn["profiles"]
+        return kept
+    if stored.snapshot is not None:
+        kept = stored.snapshot["profiles"]
+        return kept
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,11 +223,12 @@ async def _read(
             conn, turn.wanted, readable, turn.person, PROFILE_RECORDS, CARD_VALUES, CARD_RELATED
         )
     profile_rows: list[ProfileRow] = []
-    if stored.snapshot is None:
+    kept_profiles = _kept_profiles(stored)
+    if kept_profiles is None:
         profile_rows = await turns.profile_lines(conn, turn.person, turn.agent, readable)
     shown = await _show(conn, rows, profile_rows, readable, turn.person)
-    if stored.snapshot is not None:
-        profiles = Profiles(**stored.snapshot["profiles"])
+    if kept_profiles is not None:
+        profiles = Profiles(**kept_profiles)
     else:
         profiles = _profiles(profile_rows, shown.profiles, workspace)
     if stored.turn is not None:
@@ -226,12 +246,14 @@ async def turn_context(
     conn: asyncpg.Connection, principal: Principal, given: TurnInput
 ) -> TurnContext:
     """The turn's profiles, cards and budget; replayed as first written when its message (or,
-    for the profiles, its conversation) was read before by the same person."""
+    for the profiles, its conversation since its last compaction) was read before by the same
+    person."""
     turn = _turn(principal, given)
     stored = await _stored(conn, given, turn)
     context = await _read(conn, principal, turn, stored)
     new_turn = given.message_id is not None and stored.turn is None
-    new_snapshot = given.conversation_id is not None and stored.snapshot is None
+    # Profiles read now start the conversation's generation (a replay's are not).
+    new_snapshot = given.conversation_id is not None and _kept_profiles(stored) is None
     if not (new_turn or new_snapshot):
         return context
     turn_kept, snapshot_kept = await turns.store_turn(
@@ -245,6 +267,7 @@ async def turn_context(
         new_snapshot=new_snapshot,
         agent=turn.agent,
         profiles=asdict(context.profiles),
+        generation=stored.generation,
     )
     if (new_turn and not turn_kept) or (new_snapshot and not snapshot_kept):
         # A concurrent first read of this message or conversation stored it first: what it
@@ -258,8 +281,11 @@ def _as_stored(context: TurnContext, stored: turns.StoredTurn, cards_too: bool) 
     """A turn read now, with what a concurrent first read stored in place of its own (the
     profiles, and the cards when ``cards_too``)."""
     profiles = context.profiles
-    if stored.snapshot is not None:
-        profiles = Profiles(**stored.snapshot["profiles"])
+    kept = _kept_profiles(stored) if cards_too else None
+    if kept is None and stored.snapshot is not None:
+        kept = stored.snapshot["profiles"]
+    if kept is not None:
+        profiles = Profiles(**kept)
     if not cards_too or stored.turn is None:
         return replace(context, profiles=profiles)
     cards = [card_from_json(c) for c in stored.turn["cards"]]

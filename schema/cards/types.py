@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from enum import Enum
 
 import strawberry
 
 from resolvers.turns import cards as domain
+from resolvers.turns.conversations import Conversation
 from resolvers.turns.turns import TurnContext as DomainTurnContext
 
 
@@ -114,7 +116,7 @@ class CardBudget:
 
 @strawberry.type(
     description="The profiles an agent reads at the start of a conversation (the person's"
-    " souvenirs about records left out), kept for the conversation."
+    " souvenirs about records left out), kept until the conversation ends or is compacted."
 )
 class ProfileSnapshot:
     workspace: str | None
@@ -157,4 +159,27 @@ class TurnContext:
             ),
             text=domain.cards_text(context.cards),
             replayed=context.replayed,
+        )
+
+
+@strawberry.type(
+    description="A conversation's compactions and end: after a compaction its next turn reads"
+    " the profiles afresh; once ended, only its messages' turns replay."
+)
+class ConversationState:
+    conversation_id: str = strawberry.field(description="The person's own id (turnContext's).")
+    compactions: int
+    compacted_at: datetime | None = strawberry.field(description="The last compaction.")
+    ended_at: datetime | None
+    ended: bool
+
+    @classmethod
+    def from_row(cls, found: Conversation) -> ConversationState:
+        state = found.state
+        return cls(
+            conversation_id=found.conversation_id,
+            compactions=state.compactions,
+            compacted_at=state.compacted_at,
+            ended_at=state.ended_at,
+            ended=state.ended_at is not None,
         )

@@ -28,7 +28,7 @@ from resolvers.memory.mail.checks import MailboxInput, MessageInput
 from resolvers.records.workspaces import create_object, grant_standard_roles
 from resolvers.skills import writing
 from resolvers.skills.versions import NewFile
-from resolvers.turns import turns
+from resolvers.turns import conversations, turns
 from tests.factories import Workspace, codes, gql, load_records, make_page
 
 APP_ROLE = "skillmem_app"
@@ -55,6 +55,7 @@ EXPECTED_TABLES = {
     "workspace_settings",
     "turn_snapshots",
     "turn_cards",
+    "conversation_events",
     "conversations",
     "conversation_messages",
     "meeting_transcripts",
@@ -153,6 +154,8 @@ async def fill(pool: asyncpg.Pool, ws: Workspace, prefix: str) -> list[str]:
         await turns.turn_context(
             conn, member, turns.TurnInput(message, conversation_id="c1", message_id="m1")
         )
+        await conversations.compact(conn, member, "c1")
+        await conversations.end(conn, member, "c1")
         await _dreamer_rows(conn, ws, loaded[0], prefix)
     return loaded
 
@@ -653,6 +656,12 @@ INSERTS = {
         " VALUES ($1, gen_random_uuid(), repeat('a', 64), 'member', $2)",
         lambda w: [w.id, w.members["viewer"]],
     ),
+    "conversation_events": (
+        "INSERT INTO conversation_events (workspace_id, id, person_id, conversation_id, kind,"
+        " actor_kind, actor_id, at)"
+        " VALUES ($1, gen_random_uuid(), $2, 'c1', 'compacted', 'member', $2, now())",
+        lambda w: [w.id, w.members["member"]],
+    ),
     "role_permissions": (
         "INSERT INTO role_permissions (workspace_id, role_id, object_id, can_read, can_create)"
         " VALUES ($1, $2, $3, true, true)"
@@ -1000,6 +1009,7 @@ IMMUTABLE_TABLES = (
     "memory_versions",
     "turn_snapshots",
     "turn_cards",
+    "conversation_events",
 )
 UNDELETABLE_TABLES = ("memory_pages",)
 
