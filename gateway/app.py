@@ -18,7 +18,7 @@ from starlette.staticfiles import StaticFiles
 from db.embedded import start_embedded
 from db.migrate import apply_migrations
 from db.pool import api_dsn, connect, create_pool
-from gateway.http import dreamer, health, mail, memory, records, responses, skills
+from gateway.http import dreamer, health, mail, memory, openapi, records, responses, skills
 from gateway.http.auth import PrincipalMiddleware
 from gateway.http.graphiql import GRAPHIQL_HTML
 from gateway.http.graphql import GraphQLEndpoint
@@ -123,7 +123,13 @@ def routes(settings: Settings) -> list[BaseRoute]:
     endpoint = GraphQLEndpoint(
         schema._schema, settings, GRAPHIQL_HTML if settings.introspection else None
     )
+    documented = (
+        [Route(openapi.OPENAPI_PATH, openapi.openapi_json, methods=["GET"])]
+        if settings.introspection
+        else []
+    )
     return [
+        *documented,
         Route("/graphql", endpoint.handle, methods=["GET", "POST"]),
         Route("/v1/records", records.post_records, methods=["POST"]),
         Route("/v1/records/{object}/{id}/memory", memory.delete_record_souvenir, methods=["PATCH"]),

@@ -27,6 +27,7 @@ from gateway.http.body import (
     replay,
 )
 from gateway.http.nul import json_body_nul_problems, refuse_nul
+from gateway.http.openapi import OPENAPI_PATH
 from gateway.http.responses import CONTENT_LENGTH
 from gateway.settings import BODY_READ_TIMEOUT_SECONDS
 from resolvers.common.errors import Code, Problem
@@ -105,6 +106,8 @@ class PrincipalMiddleware:
         path: str = scope["path"]
         if path.startswith(PUBLIC_PATHS):
             return True
+        if path == OPENAPI_PATH:
+            return True  # served only with introspection on (gateway/app.py)
         # The GraphiQL page itself needs no token; every operation it sends does.
         return (
             self.graphiql_enabled
