@@ -8,9 +8,9 @@ from __future__ import annotations
 import httpx
 import pytest
 import schemathesis
+from hypothesis import HealthCheck, Phase, given, settings
 from schemathesis import checks
 from schemathesis.core.failures import FailureGroup
-from hypothesis import HealthCheck, Phase, given, settings
 from starlette.routing import Mount, Route
 
 from gateway.app import create_app
