@@ -26,6 +26,7 @@ from gateway.http import (
     health,
     mail,
     memory,
+    openapi,
     records,
     responses,
     skills,
@@ -136,7 +137,13 @@ def routes(settings: Settings) -> list[BaseRoute]:
     endpoint = GraphQLEndpoint(
         schema._schema, settings, GRAPHIQL_HTML if settings.introspection else None
     )
+    documented = (
+        [Route(openapi.OPENAPI_PATH, openapi.openapi_json, methods=["GET"])]
+        if settings.introspection
+        else []
+    )
     return [
+        *documented,
         Route("/graphql", endpoint.handle, methods=["GET", "POST"]),
         Route("/v1/records", records.post_records, methods=["POST"]),
         Route("/v1/records/{object}/{id}/memory", memory.delete_record_souvenir, methods=["PATCH"]),

@@ -27,6 +27,7 @@ from gateway.http.body import (
     replay,
 )
 from gateway.http.nul import json_body_nul_problems, refuse_nul
+from gateway.http.openapi import OPENAPI_PATH
 from gateway.http.responses import CONTENT_LENGTH
 from gateway.observe import logs
 from gateway.observe.metrics import lent
@@ -108,6 +109,8 @@ class PrincipalMiddleware:
         path: str = scope["path"]
         if path.startswith(PUBLIC_PATHS):
             return True
+        if path == OPENAPI_PATH:
+            return True  # served only with introspection on (gateway/app.py)
         # The GraphiQL page itself needs no token; every operation it sends does.
         return (
             self.graphiql_enabled

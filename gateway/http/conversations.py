@@ -9,33 +9,27 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-from pydantic.alias_generators import to_camel
 from starlette.requests import Request
 from starlette.responses import Response
 
+from gateway.http import fields
+from gateway.http.fields import Answer, Body
 from gateway.http.responses import domain_error_response, json_object_body, json_response
-from resolvers.common.errors import DomainError, Problem, invalid
+from resolvers.common.errors import DomainError, invalid
 from resolvers.turns import conversations
 from resolvers.turns.conversations import Conversation
 
 
-class CompactBody(BaseModel):
+class CompactBody(Body):
     """The body of POST /agents/sessions/{id}/compact: nothing (empty, or {})."""
 
-    model_config = ConfigDict(extra="forbid")
 
-
-class EndBody(BaseModel):
+class EndBody(Body):
     """The body of POST /agents/sessions/{id}/end: nothing (empty, or {})."""
 
-    model_config = ConfigDict(extra="forbid")
 
-
-class ConversationAnswer(BaseModel):
+class ConversationAnswer(Answer):
     """A conversation's state after its compaction or its end."""
-
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
 
     conversation_id: str
     compactions: int
@@ -55,27 +49,16 @@ class ConversationAnswer(BaseModel):
         )
 
 
-def _checked(body: type[BaseModel], parsed: dict[str, object]) -> None:
-    """The body as its model reads it, or every problem of it."""
-    try:
-        body.model_validate(parsed)
-    except ValidationError as error:
-        raise invalid(
-            [
-                Problem(e["msg"], ".".join(str(part) for part in e["loc"]) or None)
-                for e in error.errors(include_url=False, include_input=False)
-            ]
-        ) from None
-
-
-async def _change(request: Request, body: type[BaseModel], compact: bool) -> Response:
+async def _change(request: Request, body: type[Body], compact: bool) -> Response:
     parsed = await json_object_body(request, empty={})
     if isinstance(parsed, Response):
         return parsed
     db, principal = request.scope["db"], request.scope["principal"]
     conversation_id = request.path_params["id"]
     try:
-        _checked(body, parsed)
+        _, problems = fields.fields(parsed, body)
+        if problems:
+            raise invalid(problems)
         if compact:
             found = await conversations.compact(db, principal, conversation_id)
         else:

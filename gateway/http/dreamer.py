@@ -7,14 +7,17 @@ the body (DESIGN §8)."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
+from pydantic import Field
 from starlette.requests import Request
 from starlette.responses import Response
 
 from db.dreamer import ItemRow
 from gateway.http import fields
+from gateway.http.fields import Answer, Body, Moment
 from gateway.http.responses import domain_error_response, json_object_body, json_response
 from resolvers.common import ids
 from resolvers.common.errors import DomainError
@@ -44,17 +47,43 @@ def item_json(item: ItemRow | None) -> dict[str, Any] | None:
     }
 
 
-_MESSAGE_FIELDS: dict[str, fields.Reader] = {
-    "messageId": fields.text,
-    "role": fields.text,
-    "text": fields.text,
-    "attachedRecordId": fields.text,
-    "readAnotherConversation": fields.flag,
-    "at": fields.moment,
-    "agentId": fields.text,
-    "personId": fields.text,
-    "scope": fields.text,
-}
+class MessageBody(Body):
+    """A message of a conversation."""
+
+    role: str = Field(description="user (the person's) or assistant (the agent's).")
+    text: str = Field(description="What was said (20,000 characters at most).")
+    message_id: str | None = Field(None, description="Your id: a re-send answers the stored one.")
+    attached_record_id: str | None = Field(None, description="The record the message is about.")
+    read_another_conversation: bool | None = Field(
+        None, description="The agent read another conversation: nothing of this one is learned."
+    )
+    at: Moment | None = Field(None, description="When it was said (default: now).")
+    agent_id: str | None = Field(None, description="The conversation's agent.")
+    person_id: str | None = Field(None, description="The person (an API key's message).")
+    scope: str | None = Field(None, description="Where its lessons go (e.g. private).")
+
+
+class ItemAnswer(Answer):
+    """What the Dreamer does with a source: waiting, written, refreshed, refused or not read."""
+
+    status: str
+    reason: str | None
+    urgent: bool
+    share_with_team: bool
+    arrived_at: datetime
+
+
+class MessageAnswer(Answer):
+    conversation_id: str
+    message_id: str | None
+    role: str
+    text: str
+    attached_record_id: str | None
+    read_another_conversation: bool
+    at: datetime
+    scope: str | None
+    replayed: bool
+    item: ItemAnswer | None
 
 
 def message_json(found: RecordedMessage, workspace: UUID) -> dict[str, Any]:
@@ -81,7 +110,7 @@ async def post_message(request: Request) -> Response:
         return parsed
     principal = request.scope["principal"]
     try:
-        f, refused = fields.fields(parsed, _MESSAGE_FIELDS, ("role", "text"))
+        f, refused = fields.fields(parsed, MessageBody)
         given = messages.MessageInput(
             conversation_id=request.path_params["id"],
             role=f["role"],
@@ -102,14 +131,31 @@ async def post_message(request: Request) -> Response:
     return json_response(body, 200 if found.replayed else 201)
 
 
-_MEETING_FIELDS: dict[str, fields.Reader] = {
-    "externalId": fields.text,
-    "title": fields.text,
-    "transcript": fields.text,
-    "heldAt": fields.moment,
-    "recordIds": fields.texts,
-    "scope": fields.text,
-}
+class MeetingBody(Body):
+    """A meeting and its transcript."""
+
+    external_id: str = Field(description="Your id: a re-send answers the stored one.")
+    title: str
+    transcript: str = Field(description="200,000 characters at most.")
+    held_at: Moment | None = Field(None, description="When it was held (default: now).")
+    record_ids: list[str] | None = Field(None, description="The records it is about.")
+    scope: str | None = None
+
+
+class MeetingAnswer(Answer):
+    id: str
+    external_id: str
+    title: str
+    held_at: datetime
+    scope: str | None
+    record_ids: list[str]
+    replayed: bool
+    item: ItemAnswer | None
+
+
+class DeletedAnswer(Answer):
+    id: str
+    deleted: bool
 
 
 def meeting_json(found: RecordedMeeting, workspace: UUID) -> dict[str, Any]:
@@ -134,7 +180,7 @@ async def post_meeting(request: Request) -> Response:
         return parsed
     principal = request.scope["principal"]
     try:
-        f, refused = fields.fields(parsed, _MEETING_FIELDS, ("externalId", "title", "transcript"))
+        f, refused = fields.fields(parsed, MeetingBody)
         given = meetings.MeetingInput(
             external_id=f["externalId"],
             title=f["title"],

@@ -6,14 +6,17 @@ checks: the resolver lists its problem with every other of the body (DESIGN §8)
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
+from pydantic import Field
 from starlette.requests import Request
 from starlette.responses import Response
 
 from db.mail import MailboxRow, MessageRow
 from gateway.http import fields
+from gateway.http.fields import Answer, Body, Moment
 from gateway.http.responses import domain_error_response, json_object_body, json_response
 from resolvers.common import ids
 from resolvers.common.errors import DomainError
@@ -25,13 +28,26 @@ from resolvers.memory.mail.mailboxes import MAILBOX_TYPE
 # may hold, all told.
 MAX_MAIL_BODY_BYTES = 24 * 1024 * 1024
 
-_MAILBOX_FIELDS: dict[str, fields.Reader] = {
-    "externalId": fields.text,
-    "kind": fields.text,
-    "name": fields.text,
-    "ownerId": fields.text,
-    "addresses": fields.texts,
-}
+
+class MailboxBody(Body):
+    """A mailbox the workspace learns from."""
+
+    external_id: str = Field(description="Your id: a re-send answers the stored one.")
+    kind: str = Field(description="personal (a member's) or shared.")
+    name: str
+    owner_id: str | None = Field(None, description="A personal mailbox's member.")
+    addresses: list[str] | None = Field(None, description="Its e-mail addresses.")
+
+
+class MailboxAnswer(Answer):
+    id: str
+    external_id: str
+    kind: str
+    name: str
+    owner_id: str | None
+    addresses: list[str]
+    created_at: datetime
+    replayed: bool
 
 
 def mailbox_json(row: MailboxRow, workspace: UUID, replayed: bool) -> dict[str, Any]:
@@ -54,7 +70,7 @@ async def post_mailbox(request: Request) -> Response:
         return parsed
     principal = request.scope["principal"]
     try:
-        f, refused = fields.fields(parsed, _MAILBOX_FIELDS, ("externalId", "kind", "name"))
+        f, refused = fields.fields(parsed, MailboxBody)
         given = MailboxInput(
             external_id=f["externalId"],
             kind=f["kind"],
@@ -70,35 +86,64 @@ async def post_mailbox(request: Request) -> Response:
     return json_response(body, 200 if found.replayed else 201)
 
 
-_MESSAGE_FIELDS: dict[str, fields.Reader] = {
-    "externalId": fields.text,
-    "threadId": fields.text,
-    "filed": fields.text,
-    "from": fields.text,
-    "fromName": fields.text,
-    "at": fields.moment,
-    "subject": fields.text,
-    "text": fields.text,
-    "quoted": fields.text,
-    "category": fields.text,
-    "important": fields.flag,
-    "classifiedAt": fields.moment,
-    "attachments": fields.objects,
-    "recordIds": fields.texts,
-    "deleted": fields.flag,
-}
-_MESSAGE_REQUIRED = ("externalId", "threadId", "filed", "from", "at")
-_ATTACHMENT_FIELDS: dict[str, fields.Reader] = {"name": fields.text, "contents": fields.text}
+class AttachmentBody(Body):
+    name: str
+    contents: str = Field(description="The file's bytes in base64.")
+
+
+class MailMessageBody(Body):
+    """One message of a mailbox."""
+
+    external_id: str = Field(description="Your id: a re-send answers the stored one.")
+    thread_id: str
+    filed: str = Field(description="inbox or sent.")
+    from_: str = Field(alias="from", description="The sender's address.")
+    at: Moment = Field(description="When it was sent.")
+    from_name: str | None = None
+    subject: str | None = None
+    text: str | None = None
+    quoted: str | None = Field(None, description="The quoted part of the text.")
+    category: str | None = None
+    important: bool | None = None
+    classified_at: Moment | None = None
+    attachments: list[AttachmentBody] | None = None
+    record_ids: list[str] | None = None
+    deleted: bool | None = Field(None, description="The message was deleted from the mailbox.")
+
+
+class MailPostBody(Body):
+    messages: list[MailMessageBody]
+
+
+class MailMessageAnswer(Answer):
+    """A message as stored; one whose record the caller may not read: its id, external id,
+    deleted and replayed only."""
+
+    id: str
+    external_id: str
+    thread_id: str | None = None
+    filed: str | None = None
+    category: str | None = None
+    important: bool | None = None
+    at: datetime | None = None
+    subject: str | None = None
+    attachments: list[dict[str, Any]] | None = None
+    record_ids: list[str] | None = None
+    deleted: bool
+    replayed: bool
+
+
+class MailPostAnswer(Answer):
+    mailbox_id: str
+    messages: list[MailMessageAnswer]
 
 
 def _message(raw: dict[str, Any], where: str) -> MessageInput:
     """One message of the body, with the problems of its fields' kinds."""
-    f, refused = fields.fields(raw, _MESSAGE_FIELDS, _MESSAGE_REQUIRED, where)
+    f, refused = fields.fields(raw, MailMessageBody, where)
     attachments = []
     for n, item in enumerate(f["attachments"] or []):
-        a, more = fields.fields(
-            item, _ATTACHMENT_FIELDS, ("name", "contents"), f"{where}attachments.{n}."
-        )
+        a, more = fields.fields(item, AttachmentBody, f"{where}attachments.{n}.")
         refused += more
         attachments.append(AttachmentInput(a["name"], a["contents"]))
     return MessageInput(
@@ -158,7 +203,7 @@ async def post_messages(request: Request) -> Response:
         return parsed
     principal = request.scope["principal"]
     try:
-        f, refused = fields.fields(parsed, {"messages": fields.objects}, ("messages",))
+        f, refused = fields.fields(parsed, MailPostBody)
         given = [_message(raw, f"messages.{n}.") for n, raw in enumerate(f["messages"])]
         found = await messages.record_mail(
             request.scope["db"], principal, request.path_params["id"], given, refused

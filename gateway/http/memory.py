@@ -4,11 +4,15 @@ a person's preferences, the workspace's settings, and search."""
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Any
 
+from pydantic import Field
 from starlette.requests import Request
 from starlette.responses import Response
 
+from gateway.http import fields
+from gateway.http.fields import Answer, Body
 from gateway.http.responses import (
     domain_error_response,
     json_object_body,
@@ -21,6 +25,72 @@ from resolvers.memory import edits, settings
 from resolvers.memory.reading import Page
 from resolvers.memory.settings import Allowances
 from resolvers.search import search
+
+
+class SouvenirDeleteBody(Body):
+    page_id: str = Field(description="The record's memory page (its GraphQL id).")
+    key: str = Field(description="The souvenir's key on that page.")
+
+
+class SouvenirAnswer(Answer):
+    key: str
+    line: str
+
+
+class PageAnswer(Answer):
+    id: str
+    name: str
+    content: str
+    content_sha256: str
+    version: int
+    trashed: bool
+    souvenirs: list[SouvenirAnswer]
+
+
+class PageChangedAnswer(Answer):
+    page: PageAnswer
+
+
+class PreferenceBody(Body):
+    value: bool = Field(description="On (true) or off (false).")
+
+
+class PreferenceAnswer(Answer):
+    key: str
+    value: bool
+    on_since: datetime | None
+
+
+class SettingsBody(Body):
+    """Either allowance (absent: unchanged; null: the default), and the AI credits switch."""
+
+    memory_person_monthly_limit_usd: str | None = Field(
+        None, description='A decimal string with at most six decimals ("3", "0.50").'
+    )
+    memory_tenant_monthly_limit_usd: str | None = Field(
+        None, description='A decimal string with at most six decimals ("3", "0.50").'
+    )
+    ai_credits: bool | None = None
+
+
+class SettingsAnswer(Answer):
+    memory_person_monthly_limit_usd: str | None
+    memory_tenant_monthly_limit_usd: str | None
+    ai_credits: bool
+
+
+class SearchHitAnswer(Answer):
+    object: str
+    id: str
+    title: str
+    snippet: str
+    rank: float
+
+
+class SearchAnswer(Answer):
+    hits: list[SearchHitAnswer]
+    total: int
+    capped: bool
 
 
 def page_json(page: Page, workspace_id: Any) -> dict[str, Any]:
@@ -43,21 +113,14 @@ async def delete_record_souvenir(request: Request) -> Response:
         return parsed
     principal, conn = request.scope["principal"], request.scope["db"]
     try:
-        problems = [
-            Problem(f"{field} is a string", field)
-            for field in ("pageId", "key")
-            if not isinstance(parsed.get(field), str)
-        ]
-        problems.extend(
-            Problem("unknown field", field) for field in parsed if field not in ("pageId", "key")
-        )
+        f, problems = fields.fields(parsed, SouvenirDeleteBody)
         if problems:
             raise invalid(problems)
         workspace = principal.workspace_id
         record_id = ids.decode(request.path_params["id"], "Record", workspace, "id")
-        page_id = ids.decode(parsed["pageId"], "MemoryPage", workspace, "pageId")
+        page_id = ids.decode(f["pageId"], "MemoryPage", workspace, "pageId")
         found = await edits.delete_record_souvenir(
-            conn, principal, request.path_params["object"], record_id, page_id, parsed["key"]
+            conn, principal, request.path_params["object"], record_id, page_id, f["key"]
         )
     except DomainError as error:
         return domain_error_response(error)
@@ -72,7 +135,9 @@ async def put_preference(request: Request) -> Response:
     principal, conn = request.scope["principal"], request.scope["db"]
     key = request.path_params["key"]
     try:
-        extra = [Problem("unknown field", field) for field in parsed if field != "value"]
+        # The value's kind is the resolver's to check (with the key's): only unknown fields here.
+        _, found_problems = fields.fields(parsed, PreferenceBody)
+        extra = [p for p in found_problems if p.message == fields.UNKNOWN]
         if extra:
             raise invalid(extra)
         found = await settings.set_preference(conn, principal, key, parsed.get("value"))

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import orjson
+from pydantic import Field
 from starlette.requests import Request
 from starlette.responses import Response
 
+from gateway.http.fields import Answer
 from gateway.http.responses import (
     JSON_LINES,
     domain_error_response,
@@ -19,6 +21,19 @@ from resolvers.records.write import LineResult, write_records
 
 MAX_RECORDS_BODY_BYTES = 10 * 1024 * 1024
 UNSUPPORTED = 'Send application/json (a list, or {"records": [...]}) or application/x-ndjson.'
+
+
+class RecordWritten(Answer):
+    line: int = Field(description="The line of the body (from 1).")
+    id: str
+    operation: str = Field(description="create, update or unchanged.")
+
+
+class RecordsAnswer(Answer):
+    created: int
+    updated: int
+    unchanged: int
+    records: list[RecordWritten]
 
 
 async def post_records(request: Request) -> Response:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Literal
 
+from pydantic import Field
 from starlette.requests import Request
 from starlette.responses import Response
 
+from gateway.http import fields
+from gateway.http.fields import Answer, Body
 from gateway.http.responses import (
     domain_error_response,
     error_response,
@@ -26,6 +30,23 @@ EXPORT_FORMATS = {
     "zip": ("application/zip", "skills.zip", write_zip),
     "tar.gz": ("application/gzip", "skills.tar.gz", write_tar_gz),
 }
+
+
+class ExportBody(Body):
+    """Which skills, in which format (both optional: every skill you may read, as a zip)."""
+
+    names: list[str] | None = Field(None, description="The skills' names.")
+    format: Literal["zip", "tar.gz"] | None = Field(None, description="zip (default) or tar.gz.")
+
+
+class ImportedAnswer(Answer):
+    name: str
+    operation: str = Field(description="created, updated or unchanged.")
+    version: int
+
+
+class ImportAnswer(Answer):
+    skills: list[ImportedAnswer]
 
 
 async def import_skills(request: Request) -> Response:
@@ -64,17 +85,11 @@ async def export_skills(request: Request) -> Response:
     options = await json_object_body(request, empty={}, usage=EXPORT_USAGE)
     if isinstance(options, Response):
         return options
-    names = options.get("names")
-    kind = options.get("format", "zip")
-    if (
-        not isinstance(kind, str)
-        or kind not in EXPORT_FORMATS
-        or (
-            names is not None
-            and not (isinstance(names, list) and all(isinstance(n, str) for n in names))
-        )
-    ):
+    found, problems = fields.fields(options, ExportBody)
+    kind = found["format"] or "zip"
+    if problems or kind not in EXPORT_FORMATS:
         return error_response(Code.SCHEMA_VALIDATION_FAILED, EXPORT_USAGE)
+    names = found["names"]
     try:
         folders = await export_folders(request.scope["db"], request.scope["principal"], names)
     except DomainError as error:
