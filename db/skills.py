@@ -62,6 +62,7 @@ class ActivationRow:
 class CatalogRow:
     name: str
     description: str
+    content: str
     use_count: int
     updated_at: datetime
 
@@ -128,7 +129,8 @@ async def skill_activation(
 async def skill_catalog(
     conn: asyncpg.Connection, readable: Sequence[UUID], person: UUID | None
 ) -> list[CatalogRow]:
-    """Every readable skill offered to a model, in one statement."""
+    """Every readable skill offered to a model (the catalog, the skills panel), in one
+    statement."""
     return [CatalogRow(**dict(r)) for r in await conn.fetch(Q["skill_catalog"], readable, person)]
 
 

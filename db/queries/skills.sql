@@ -32,9 +32,10 @@ SELECT s.id, s.name, v.version, v.content,
    AND record_readable(r, $3, $4);
 
 -- name: skill_catalog
--- Every readable skill's name, latest description, use count and last update, in name order,
--- leaving out skills whose frontmatter disables model invocation.
-SELECT s.name, v.description, s.use_count, s.updated_at
+-- Every readable skill's name, latest description and body, use count and last update, in name
+-- order, leaving out skills whose frontmatter disables model invocation (the catalog's and the
+-- skills panel's one filter).
+SELECT s.name, v.description, v.content, s.use_count, s.updated_at
   FROM skills s
   JOIN records r ON r.workspace_id = s.workspace_id AND r.id = s.id
   JOIN skill_versions v
