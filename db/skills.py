@@ -285,6 +285,30 @@ async def waiting_lessons(conn: asyncpg.Connection, skill_id: UUID) -> list[Less
     return [LessonRow(**dict(r)) for r in await conn.fetch(Q["waiting_lessons"], skill_id)]
 
 
+async def waiting_lessons_of_skills(
+    conn: asyncpg.Connection, skill_ids: Sequence[UUID]
+) -> dict[UUID, list[tuple[date, str]]]:
+    """The waiting lessons of several skills by skill, oldest day first, in one statement."""
+    found: dict[UUID, list[tuple[date, str]]] = {}
+    for r in await conn.fetch(Q["waiting_lessons_of_skills"], list(skill_ids)):
+        found.setdefault(r["skill_id"], []).append((r["day"], r["text"]))
+    return found
+
+
+async def lessons_of_skill(conn: asyncpg.Connection, skill_id: UUID) -> list[tuple[date, str]]:
+    """Every lesson of a skill, folded or waiting: its day and text."""
+    return [(r["day"], r["text"]) for r in await conn.fetch(Q["lessons_of_skill"], skill_id)]
+
+
+async def insert_lessons(
+    conn: asyncpg.Connection, skill_id: UUID, lessons: Sequence[tuple[date, str]]
+) -> None:
+    """Keep several dated lessons of a skill in one statement."""
+    await conn.execute(
+        Q["insert_lessons"], skill_id, [day for day, _ in lessons], [text for _, text in lessons]
+    )
+
+
 async def fold_lessons(
     conn: asyncpg.Connection, skill_id: UUID, version: int, lesson_ids: Sequence[int]
 ) -> None:

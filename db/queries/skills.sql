@@ -155,6 +155,23 @@ SELECT id, day, text FROM skill_lessons
  WHERE skill_id = $1 AND folded_in IS NULL
  ORDER BY id;
 
+-- name: waiting_lessons_of_skills
+-- The lessons not yet folded of several skills, each skill's oldest day first (ties in the
+-- order they were kept).
+SELECT skill_id, day, text FROM skill_lessons
+ WHERE skill_id = ANY ($1::uuid[]) AND folded_in IS NULL
+ ORDER BY skill_id, day, id;
+
+-- name: lessons_of_skill
+-- Every lesson a skill keeps, folded or waiting: its day and text.
+SELECT day, text FROM skill_lessons WHERE skill_id = $1;
+
+-- name: insert_lessons
+-- Keep several dated lessons of a skill: days and texts, pairwise.
+INSERT INTO skill_lessons (workspace_id, skill_id, day, text)
+SELECT app_workspace_id(), $1, l.day, l.text
+  FROM unnest($2::date[], $3::text[]) AS l(day, text);
+
 -- name: fold_lessons
 -- Mark lessons as folded into a version.
 UPDATE skill_lessons SET folded_in = $2 WHERE skill_id = $1 AND id = ANY ($3::bigint[]);
