@@ -328,11 +328,13 @@ async def export_folders(
 
 
 async def keep_new_lessons(conn: asyncpg.Connection, skill_id: UUID, lessons: list[Lesson]) -> None:
-    """Keep the lessons of a ``.memory.md`` the skill does not keep yet (two statements)."""
+    """Keep the lessons of a ``.memory.md`` the skill does not keep yet, oldest day first (two
+    statements)."""
     if lessons:
         fresh = new_lessons(lessons, await skills.lessons_of_skill(conn, skill_id))
         if fresh:
-            await skills.insert_lessons(conn, skill_id, [(one.day, one.text) for one in fresh])
+            by_day = sorted(fresh, key=lambda one: one.day.toordinal())
+            await skills.insert_lessons(conn, skill_id, [(one.day, one.text) for one in by_day])
 
 
 def _draft(row: SkillRow) -> SkillDraft:
