@@ -62,6 +62,7 @@ class ActivationRow:
 class CatalogRow:
     name: str
     description: str
+    content: str
     use_count: int
     updated_at: datetime
 
@@ -128,7 +129,8 @@ async def skill_activation(
 async def skill_catalog(
     conn: asyncpg.Connection, readable: Sequence[UUID], person: UUID | None
 ) -> list[CatalogRow]:
-    """Every readable skill offered to a model, in one statement."""
+    """Every readable skill offered to a model (the catalog, the skills panel), in one
+    statement."""
     return [CatalogRow(**dict(r)) for r in await conn.fetch(Q["skill_catalog"], readable, person)]
 
 
@@ -281,6 +283,30 @@ async def insert_lesson(conn: asyncpg.Connection, skill_id: UUID, day: date, tex
 async def waiting_lessons(conn: asyncpg.Connection, skill_id: UUID) -> list[LessonRow]:
     """Lessons not yet folded into the body."""
     return [LessonRow(**dict(r)) for r in await conn.fetch(Q["waiting_lessons"], skill_id)]
+
+
+async def waiting_lessons_of_skills(
+    conn: asyncpg.Connection, skill_ids: Sequence[UUID]
+) -> dict[UUID, list[tuple[date, str]]]:
+    """The waiting lessons of several skills by skill, oldest day first, in one statement."""
+    found: dict[UUID, list[tuple[date, str]]] = {}
+    for r in await conn.fetch(Q["waiting_lessons_of_skills"], list(skill_ids)):
+        found.setdefault(r["skill_id"], []).append((r["day"], r["text"]))
+    return found
+
+
+async def lessons_of_skill(conn: asyncpg.Connection, skill_id: UUID) -> list[tuple[date, str]]:
+    """Every lesson of a skill, folded or waiting: its day and text."""
+    return [(r["day"], r["text"]) for r in await conn.fetch(Q["lessons_of_skill"], skill_id)]
+
+
+async def insert_lessons(
+    conn: asyncpg.Connection, skill_id: UUID, lessons: Sequence[tuple[date, str]]
+) -> None:
+    """Keep several dated lessons of a skill in one statement."""
+    await conn.execute(
+        Q["insert_lessons"], skill_id, [day for day, _ in lessons], [text for _, text in lessons]
+    )
 
 
 async def fold_lessons(

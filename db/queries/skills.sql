@@ -32,9 +32,10 @@ SELECT s.id, s.name, v.version, v.content,
    AND record_readable(r, $3, $4);
 
 -- name: skill_catalog
--- Every readable skill's name, latest description, use count and last update, in name order,
--- leaving out skills whose frontmatter disables model invocation.
-SELECT s.name, v.description, s.use_count, s.updated_at
+-- Every readable skill's name, latest description and body, use count and last update, in name
+-- order, leaving out skills whose frontmatter disables model invocation (the catalog's and the
+-- skills panel's one filter).
+SELECT s.name, v.description, v.content, s.use_count, s.updated_at
   FROM skills s
   JOIN records r ON r.workspace_id = s.workspace_id AND r.id = s.id
   JOIN skill_versions v
@@ -153,6 +154,23 @@ VALUES (app_workspace_id(), $1, $2, $3);
 SELECT id, day, text FROM skill_lessons
  WHERE skill_id = $1 AND folded_in IS NULL
  ORDER BY id;
+
+-- name: waiting_lessons_of_skills
+-- The lessons not yet folded of several skills, each skill's oldest day first (ties in the
+-- order they were kept).
+SELECT skill_id, day, text FROM skill_lessons
+ WHERE skill_id = ANY ($1::uuid[]) AND folded_in IS NULL
+ ORDER BY skill_id, day, id;
+
+-- name: lessons_of_skill
+-- Every lesson a skill keeps, folded or waiting: its day and text.
+SELECT day, text FROM skill_lessons WHERE skill_id = $1;
+
+-- name: insert_lessons
+-- Keep several dated lessons of a skill: days and texts, pairwise.
+INSERT INTO skill_lessons (workspace_id, skill_id, day, text)
+SELECT app_workspace_id(), $1, l.day, l.text
+  FROM unnest($2::date[], $3::text[]) AS l(day, text);
 
 -- name: fold_lessons
 -- Mark lessons as folded into a version.

@@ -1,4 +1,5 @@
-"""`skillmem skills pull DIR` and `push DIR`: skills as folders on disk, over the HTTP API."""
+"""`skillmem skills pull DIR` and `push DIR`: skills as folders on disk, over the HTTP API.
+A pull also writes DIR/AGENT_MEMORY.md, the catalog a harness agent reads (``memory_file``)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ from resolvers.skills.archive.members import ArchiveFile, ArchiveFolder
 from resolvers.skills.archive.read import read_archive
 from resolvers.skills.archive.write import write_zip
 from resolvers.skills.fields import name_problems
+from resolvers.skills.memory_file import AGENT_MEMORY_FILE, CatalogLine, render_agent_memory
 
 SKILL_FILES = ("SKILL.md", "skill.md")
+PANEL_QUERY = "{ skillsPanel { name trigger dormant } }"
 
 
 def read_folders(root: Path) -> tuple[list[ArchiveFolder], list[str]]:
@@ -109,6 +112,30 @@ def push(root: Path, base_url: str, token: str) -> tuple[int, dict[str, object],
     return status, json.loads(body or b"{}"), skipped
 
 
+def panel(base_url: str, token: str) -> tuple[list[CatalogLine] | None, dict[str, object]]:
+    """The skills panel's lines over GraphQL, or None and the error answered."""
+    body = json.dumps({"query": PANEL_QUERY}).encode()
+    status, data = _post(f"{base_url.rstrip('/')}/graphql", token, body, "application/json")
+    answer = json.loads(data or b"{}")
+    if status != 200 or answer.get("errors") or not isinstance(answer.get("data"), dict):
+        return None, answer
+    return [
+        CatalogLine(str(e["name"]), e["trigger"], bool(e["dormant"]))
+        for e in answer["data"]["skillsPanel"]
+    ], {}
+
+
+def write_agent_memory(root: Path, lines: list[CatalogLine]) -> None:
+    """``root/AGENT_MEMORY.md``: one line per skill of the panel with a folder in ``root``."""
+    present = [
+        line
+        for line in lines
+        if not name_problems(line.name)
+        and any((root / line.name / n).is_file() for n in SKILL_FILES)
+    ]
+    (root / AGENT_MEMORY_FILE).write_text(render_agent_memory(present), encoding="utf-8")
+
+
 def pull(
     root: Path, base_url: str, token: str, names: list[str] | None
 ) -> tuple[int, list[str] | dict[str, object]]:
@@ -121,8 +148,15 @@ def pull(
     folders = read_archive(data)
     if names:
         folders = [f for f in folders if f.name in names]
+    lines, error = panel(base_url, token)
+    if lines is None:
+        return 0, error
     refused = unsafe_folders(root, folders)
+    catalog = root / AGENT_MEMORY_FILE
+    if catalog.is_symlink() or (catalog.exists() and not catalog.is_file()):
+        refused.append(f"{catalog} exists and is not a file: left alone")
     if refused:
         return 0, {"error": {"message": "Nothing was written.", "problems": refused}}
     write_folders(root, folders)
+    write_agent_memory(root, lines)
     return status, [folder.name for folder in folders]

@@ -41,6 +41,11 @@ class CatalogEntry:
     dormant: bool
 
 
+def skill_directory(name: str, target: str) -> str:
+    """Where a skill's folder is written for a ``sandbox`` or a ``harness`` agent."""
+    return SKILL_DIRECTORIES[target].format(name=name)
+
+
 def script_flag(file: FileRow) -> bool:
     """Whether a drive file is a script."""
     return is_script(file.path, file.mode)
@@ -73,7 +78,7 @@ async def activation(
     )
     if row is None:
         raise not_found("skill")
-    directory = SKILL_DIRECTORIES[target].format(name=row.name)
+    directory = skill_directory(row.name, target)
     shown = [f for f in row.files if readable_path(f.path)]
     return Activation(row.name, row.version, row.content, directory, shown, row.sub_skills)
 

@@ -1,11 +1,13 @@
 """Skills in and out as standard folders (DESIGN §3): import checks every folder before it
-writes anything; export writes each readable skill as its own folder."""
+writes anything; export writes each readable skill as its own folder. A folder's ``.memory.md``
+carries the skill's waiting lessons both ways (``memory_file``)."""
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
 from typing import Any, Literal
+from uuid import UUID
 
 import asyncpg
 
@@ -19,6 +21,13 @@ from resolvers.skills.drive import readable_path
 from resolvers.skills.fields import PARENT_KEY, content_problems
 from resolvers.skills.folder import check_folder
 from resolvers.skills.guard import locked_skill, require_skill_right
+from resolvers.skills.lessons import Lesson
+from resolvers.skills.memory_file import (
+    MEMORY_FILE,
+    new_lessons,
+    parse_memory_file,
+    render_memory_file,
+)
 from resolvers.skills.reading import skill
 from resolvers.skills.skill_md import SkillDraft, render_skill_md
 from resolvers.skills.versions import NewFile, NewVersion, add_version, insert_skill
@@ -42,13 +51,19 @@ class _Planned:
     extra: dict[str, Any]
     files: list[NewFile]
     parent: str | None
+    lessons: list[Lesson]
 
 
 def _plan(folder: ArchiveFolder) -> tuple[_Planned | None, list[Problem]]:
-    draft, drive, found = check_folder(
-        folder.name, {path: file.content for path, file in folder.files.items()}
+    files = {path: file.content for path, file in folder.files.items()}
+    memory = files.pop(MEMORY_FILE, None)
+    lessons, problems = (
+        parse_memory_file(memory, f"{folder.name}/{MEMORY_FILE}")
+        if memory is not None
+        else ([], [])
     )
-    problems = [
+    draft, drive, found = check_folder(folder.name, files)
+    problems += [
         Problem(p.message, field=f"{folder.name}/{p.field}" if p.field else folder.name)
         for p in found
     ]
@@ -66,10 +81,10 @@ def _plan(folder: ArchiveFolder) -> tuple[_Planned | None, list[Problem]]:
         extra["metadata"] = metadata
     else:
         extra.pop("metadata", None)
-    files = [
+    new = [
         NewFile(path, content, folder.files[path].mode) for path, content in sorted(drive.items())
     ]
-    return _Planned(draft.name, draft.description, draft.body, extra, files, parent), []
+    return _Planned(draft.name, draft.description, draft.body, extra, new, parent, lessons), []
 
 
 def _parents_first(planned: list[_Planned]) -> tuple[list[_Planned], list[Problem]]:
@@ -230,11 +245,13 @@ async def _create(
         skill_id, 1, item.description, item.body, item.extra, files=item.files, blobs_stored=True
     )
     await add_version(conn, principal, first)
+    await keep_new_lessons(conn, skill_id, item.lessons)
     return ImportResult(item.name, "create", 1)
 
 
 async def _update(conn: asyncpg.Connection, principal: Principal, item: _Planned) -> ImportResult:
     found = await locked_skill(conn, principal, item.name)
+    await keep_new_lessons(conn, found.id, item.lessons)
     moved = item.parent != found.parent_name
     if moved:
         await _refile(conn, principal, found, item.parent)
@@ -294,14 +311,30 @@ async def export_folders(
     else:
         rows = await _every_readable(conn, principal)
     contents = await skills.skill_file_contents(conn, [(r.id, r.version) for r in rows])
+    waiting = await skills.waiting_lessons_of_skills(conn, [r.id for r in rows])
     folders = []
     for row in rows:
         files = {"SKILL.md": ArchiveFile("SKILL.md", render_skill_md(_draft(row)).encode(), 0o644)}
         for path, mode, content in contents.get(row.id, []):
-            if readable_path(path):
+            # A .memory.md stored as a file before lessons had one is the lessons' place now.
+            if readable_path(path) and path != MEMORY_FILE:
                 files[path] = ArchiveFile(path, content, mode)
+        if row.id in waiting:
+            lessons = [Lesson(day, text) for day, text in waiting[row.id]]
+            text = render_memory_file(row.name, lessons)
+            files[MEMORY_FILE] = ArchiveFile(MEMORY_FILE, text.encode(), 0o644)
         folders.append(ArchiveFolder(row.name, files))
     return folders
+
+
+async def keep_new_lessons(conn: asyncpg.Connection, skill_id: UUID, lessons: list[Lesson]) -> None:
+    """Keep the lessons of a ``.memory.md`` the skill does not keep yet, oldest day first (two
+    statements)."""
+    if lessons:
+        fresh = new_lessons(lessons, await skills.lessons_of_skill(conn, skill_id))
+        if fresh:
+            by_day = sorted(fresh, key=lambda one: one.day.toordinal())
+            await skills.insert_lessons(conn, skill_id, [(one.day, one.text) for one in by_day])
 
 
 def _draft(row: SkillRow) -> SkillDraft:

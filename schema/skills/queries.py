@@ -8,7 +8,7 @@ from strawberry.types import Info
 from db.skills import SkillRow
 from resolvers.common import ids
 from resolvers.common.pages import DEFAULT_PAGE_SIZE, check_page_size
-from resolvers.skills import reading
+from resolvers.skills import panel, reading
 from schema.context import Context
 from schema.records.types import PageInfo
 from schema.skills.types import (
@@ -19,6 +19,7 @@ from schema.skills.types import (
     SkillEdge,
     SkillFileContent,
     SkillFormCheck,
+    SkillPanelEntry,
     SkillTarget,
 )
 
@@ -101,6 +102,14 @@ class SkillsQuery:
     async def skill_catalog(self, info: Info[Context, None]) -> list[SkillCatalogEntry]:
         entries = await reading.catalog(info.context.conn, info.context.principal)
         return [SkillCatalogEntry.from_row(e) for e in entries]
+
+    @strawberry.field(
+        description="The skills panel: the catalog's skills, most used first (ties in name "
+        "order), with their trigger, uses, promoted and dormant badges and harness path."
+    )
+    async def skills_panel(self, info: Info[Context, None]) -> list[SkillPanelEntry]:
+        entries = await panel.skills_panel(info.context.conn, info.context.principal)
+        return [SkillPanelEntry.from_row(e) for e in entries]
 
     @strawberry.field(description="The L1 form checks of a skill, each passed or failed with why.")
     async def skill_form_check(self, info: Info[Context, None], name: str) -> list[SkillFormCheck]:

@@ -16,6 +16,7 @@ from resolvers.common import clock, ids
 from resolvers.skills import reading
 from resolvers.skills.dormancy import is_dormant
 from resolvers.skills.form import FormCheck
+from resolvers.skills.panel import PROMOTED_MIN_USES, PanelEntry
 from resolvers.skills.reading import Activation, CatalogEntry, script_flag
 from schema.context import Context
 from schema.records.types import VISIBILITIES, PageInfo, Visibility
@@ -127,6 +128,34 @@ class SkillCatalogEntry:
     @classmethod
     def from_row(cls, value: CatalogEntry) -> SkillCatalogEntry:
         return cls(name=value.name, description=value.description, dormant=value.dormant)
+
+
+@strawberry.type
+class SkillPanelEntry:
+    name: str
+    trigger: str | None = strawberry.field(
+        description="When to use it, on one line, from its When to use section (with its "
+        '"don\'t use when" part); null without that section.'
+    )
+    uses: int
+    promoted: bool = strawberry.field(
+        description=f"Used {PROMOTED_MIN_USES} times or more, and passing every form check."
+    )
+    dormant: bool = strawberry.field(
+        description="No use and 21 days or more since the last change."
+    )
+    path: str = strawberry.field(description="Where a harness agent finds the skill's folder.")
+
+    @classmethod
+    def from_row(cls, value: PanelEntry) -> SkillPanelEntry:
+        return cls(
+            name=value.name,
+            trigger=value.trigger,
+            uses=value.uses,
+            promoted=value.promoted,
+            dormant=value.dormant,
+            path=value.path,
+        )
 
 
 @strawberry.type

@@ -12,14 +12,16 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import asyncpg
 import httpx
 import pytest
 
 from resolvers.skills.skill_md import SkillDraft, render_skill_md
 from tests.gateway.test_cli import CHECKOUT, Server, command, environment
+from tests.skills.test_skills_ref_agreement import run_cli
 
 # The whole module (server start included) stays within this many seconds.
-BUDGET_SECONDS = 40.0
+BUDGET_SECONDS = 60.0
 RUN_TIMEOUT = 20.0
 
 
@@ -121,6 +123,7 @@ async def test_push_then_pull_gives_the_same_files_bytes_and_modes(served, tmp_p
     assert f"wrote {target / 'cli-runner'}/" in pulled.stdout.splitlines()
     # The demo's own skill comes too: every skill the caller may read.
     assert sorted(p.name for p in target.iterdir()) == [
+        "AGENT_MEMORY.md",
         "cli-runner",
         "cli-runner-report",
         "invoice-followup",
@@ -150,7 +153,11 @@ async def test_pull_of_a_named_skill_replaces_only_that_folder(served, tmp_path)
     pulled = await skills(served, "pull", str(target), "cli-single")
     assert pulled.returncode == 0, pulled.stderr
     assert pulled.stdout.strip() == f"wrote {target / 'cli-single'}/"
-    assert sorted(p.name for p in target.iterdir()) == ["cli-single", "untouched"]
+    assert sorted(p.name for p in target.iterdir()) == [
+        "AGENT_MEMORY.md",
+        "cli-single",
+        "untouched",
+    ]
     assert tree(target / "cli-single") == {"SKILL.md": (skill_md("cli-single", "Just one."), 0o644)}
     assert tree(target / "untouched") == {"keep.txt": (b"mine\n", 0o644)}
 
@@ -202,3 +209,87 @@ async def test_a_bad_token_fails(served, tmp_path):
     assert pulled.returncode == 1
     assert "UNAUTHENTICATED" in pulled.stderr
     assert not (tmp_path / "out").exists()
+
+
+MEMORY_BODY = """## Overview
+
+Ship a release.
+
+## When to use
+
+- When the release branch is green
+- Don't use when: the freeze is on
+"""
+LESSONS_QUERY = "query($n: String!) { skill(name: $n) { lessons { day text } } }"
+
+
+async def lessons_of(served: tuple[str, str, str], name: str) -> list[tuple[str, str]]:
+    url, token, _ = served
+    async with httpx.AsyncClient(timeout=10) as client:
+        response = await client.post(
+            f"{url}/graphql",
+            json={"query": LESSONS_QUERY, "variables": {"n": name}},
+            headers={"authorization": f"Bearer {token}"},
+        )
+    return [(x["day"], x["text"]) for x in response.json()["data"]["skill"]["lessons"]]
+
+
+async def test_pull_writes_memory_files_and_push_reads_them_back_once(served, tmp_path):
+    source = tmp_path / "source"
+    memory = b"# Lessons\n\n- 2024-03-20: Tag after the build\n- 2024-03-15: Check the freeze\n"
+    write(
+        source,
+        "cli-release",
+        {
+            "SKILL.md": (
+                render_skill_md(SkillDraft("cli-release", "Ship.", MEMORY_BODY, {})).encode(),
+                0o644,
+            ),
+            ".memory.md": (memory, 0o644),
+        },
+    )
+    write(source, "cli-asleep", {"SKILL.md": (skill_md("cli-asleep", "Rarely used."), 0o644)})
+    assert (await skills(served, "push", str(source))).returncode == 0
+    # cli-asleep has not changed for 30 days and was never used: dormant.
+    conn = await asyncpg.connect(served[2])
+    try:
+        await conn.execute(
+            "UPDATE skills SET updated_at = now() - interval '30 days' WHERE name = 'cli-asleep'"
+        )
+    finally:
+        await conn.close()
+
+    target = tmp_path / "pulled"
+    pulled = await skills(served, "pull", str(target))
+    assert pulled.returncode == 0, pulled.stderr
+    assert (target / "cli-release" / ".memory.md").read_bytes() == (
+        b"# Lessons: cli-release\n\n"
+        b"- 2024-03-15: Check the freeze\n"
+        b"- 2024-03-20: Tag after the build\n"
+    )
+    assert not (target / "cli-asleep" / ".memory.md").exists()
+    catalog = (target / "AGENT_MEMORY.md").read_text(encoding="utf-8").splitlines()
+    assert catalog[:2] == ["# Available skills (Read SKILL.md on use)", ""]
+    assert "- **cli-asleep** → `cli-asleep/SKILL.md`" in catalog
+    assert (
+        "- **cli-release**: When the release branch is green; Don't use when: the freeze is on"
+        " → `cli-release/SKILL.md`"
+    ) in catalog
+    assert len(catalog) == 2 + len([p for p in target.iterdir() if p.is_dir()])
+    # Every pulled folder still passes the reference validator (its command line).
+    for folder in sorted(p for p in target.iterdir() if p.is_dir()):
+        checked = await asyncio.to_thread(run_cli, folder)
+        assert checked.returncode == 0, (folder.name, checked.stdout, checked.stderr)
+
+    # Pushed back, the pulled folders add no lesson; a lesson appended by an agent is added once.
+    with (target / "cli-release" / ".memory.md").open("a", encoding="utf-8") as file:
+        file.write("- 2024-03-25: Announce in the channel\n")
+    again = await skills(served, "push", str(target))
+    assert again.returncode == 0, again.stderr
+    assert await lessons_of(served, "cli-release") == [
+        ("2024-03-15", "Check the freeze"),
+        ("2024-03-20", "Tag after the build"),
+        ("2024-03-25", "Announce in the channel"),
+    ]
+    assert (await skills(served, "pull", str(target), "cli-release")).returncode == 0
+    assert (target / "cli-release" / ".memory.md").read_text().count("\n- ") == 3
