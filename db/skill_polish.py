@@ -3,6 +3,7 @@ polish reads and locks it, and the looks recorded (``skill_polishes``, migration
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -48,12 +49,18 @@ class PolishRow:
     created_at: datetime
 
 
-async def candidates(conn: asyncpg.Connection, min_lessons: int, limit: int) -> list[Candidate]:
-    """The skill states to look at across workspaces, read as the application role with no
-    workspace (its own transaction)."""
+async def candidates(
+    conn: asyncpg.Connection,
+    min_lessons: int,
+    limit: int,
+    workspaces: Sequence[UUID] | None = None,
+) -> list[Candidate]:
+    """The skill states to look at across workspaces (only ``workspaces`` when given), read
+    as the application role with no workspace (its own transaction)."""
+    chosen = None if workspaces is None else list(workspaces)
     async with conn.transaction():
         await conn.execute("SELECT set_config('role', 'skillmem_app', true)")
-        rows = await conn.fetch(Q["candidates"], min_lessons, limit)
+        rows = await conn.fetch(Q["candidates"], min_lessons, limit, chosen)
     return [Candidate(**dict(row)) for row in rows]
 
 

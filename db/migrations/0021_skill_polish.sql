@@ -64,8 +64,9 @@ GRANT SELECT, INSERT ON skill_polishes TO skillmem_app;
 -- dreamer_due; it answers ids and numbers, never a text; only the application role may call
 -- it. A skill is to be looked at when its latest version was never looked at, or when it has
 -- p_min_lessons or more waiting lessons and that state (version, lesson ids) was never looked
--- at. Oldest skills first, at most p_limit.
-CREATE FUNCTION skill_polish_candidates(p_min_lessons integer, p_limit integer)
+-- at. Oldest skills first, at most p_limit, of the workspaces p_workspaces (NULL: all).
+CREATE FUNCTION skill_polish_candidates(p_min_lessons integer, p_limit integer,
+                                        p_workspaces uuid[])
 RETURNS TABLE (workspace_id uuid, skill_id uuid, version integer, lessons text, waiting integer)
 LANGUAGE sql STABLE SECURITY DEFINER
 SET search_path = public, pg_temp
@@ -77,6 +78,7 @@ SELECT c.workspace_id, c.id, c.latest_version, c.lessons, c.waiting
           FROM skills s
           LEFT JOIN skill_lessons l ON l.workspace_id = s.workspace_id AND l.skill_id = s.id
                                    AND l.folded_in IS NULL
+         WHERE p_workspaces IS NULL OR s.workspace_id = ANY (p_workspaces)
          GROUP BY s.workspace_id, s.id) c
  WHERE NOT EXISTS (SELECT 1 FROM skill_polishes p
                     WHERE p.workspace_id = c.workspace_id AND p.skill_id = c.id
@@ -85,8 +87,8 @@ SELECT c.workspace_id, c.id, c.latest_version, c.lessons, c.waiting
  ORDER BY c.created_at, c.workspace_id, c.id
  LIMIT p_limit
 $$;
-REVOKE EXECUTE ON FUNCTION skill_polish_candidates(integer, integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION skill_polish_candidates(integer, integer) TO skillmem_app;
+REVOKE EXECUTE ON FUNCTION skill_polish_candidates(integer, integer, uuid[]) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION skill_polish_candidates(integer, integer, uuid[]) TO skillmem_app;
 
 -- The owner, whom forced row-level security binds too, reads every workspace's rows of the
 -- tables the function reads (requests act as skillmem_app, which these do not name).

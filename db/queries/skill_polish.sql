@@ -1,8 +1,9 @@
 -- name: candidates
 -- The skills to look at for automatic polish across workspaces ($1 the lessons that call for
--- polish, $2 the most answered), as ids and numbers (skill_polish_candidates, migration 0021).
+-- polish, $2 the most answered, $3 the workspaces: NULL for all), as ids and numbers
+-- (skill_polish_candidates, migration 0021).
 SELECT workspace_id, skill_id, version, lessons, waiting
-  FROM skill_polish_candidates($1, $2);
+  FROM skill_polish_candidates($1, $2, $3);
 
 -- name: latest
 -- A skill of the current workspace at its latest version, whoever may read it; NULL when gone.

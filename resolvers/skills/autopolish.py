@@ -122,11 +122,9 @@ async def run_due(
     if polisher is None:
         return []
     async with pool.acquire() as proxy:
-        found = await skill_polish.candidates(
-            cast(asyncpg.Connection, proxy), POLISH_MIN_LESSONS, MAX_LOOKS
-        )
-    if workspaces is not None:
-        found = [c for c in found if c.workspace_id in workspaces]
+        chosen = None if workspaces is None else list(workspaces)
+        conn = cast(asyncpg.Connection, proxy)
+        found = await skill_polish.candidates(conn, POLISH_MIN_LESSONS, MAX_LOOKS, chosen)
     return [await _isolated(pool, c, settings, polisher) for c in found]
 
 
