@@ -318,4 +318,3 @@ def report_line(report: PolishReport) -> str:
         done = f"polished into {done}"
     line = f"{head} ({row.trigger}): {done}; cost ${row.cost_usd}"
     return f"{line} ({row.reason})" if row.reason else line
-

@@ -119,8 +119,9 @@ async def insert_skill(
 async def add_version(
     conn: asyncpg.Connection, principal: Principal | Author, version: NewVersion
 ) -> None:
-    """Write ``version`` by ``principal`` (or an author of the system's): its text, the previous version's files but for those dropped and
-    replaced, and its new files (contents stored once, each batch in one statement)."""
+    """Write ``version`` by ``principal`` (or an author of the system's): its text, the
+    previous version's files but for those dropped and replaced, and its new files (contents
+    stored once, each batch in one statement)."""
     number, new_files, previous = version.number, version.files, version.previous
     await skills.insert_version(
         conn,
