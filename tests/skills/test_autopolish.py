@@ -13,6 +13,7 @@ from resolvers.memory.dreamer.reader import Usage
 from resolvers.memory.dreamer.rules import RulesReader
 from resolvers.skills import autopolish, writing
 from resolvers.skills.autopolish import PERSON_CHANGED, POLISH_ACTOR, STILL_FAILS
+from tests.factories import data, gql
 from tests.skills.bodies import body
 from tests.skills.polishing import (
     NAME,
@@ -228,3 +229,26 @@ def _now() -> Any:
 
 def _today() -> str:
     return _now().date().isoformat()
+
+
+async def test_the_looks_are_read_on_the_skill(pool, ws, client):
+    await make_skill(pool, ws)
+    await add_lessons(pool, ws, *THREE)
+    await sweep(pool, ws, Drafting(_grown_steps))
+    query = (
+        '{ skill(name: "deploy-workflow") { version polishes'
+        " { version trigger outcome newVersion reason reader costUsd } } }"
+    )
+    found = data(await gql(client, ws.tokens["viewer"], query), "skill")
+    [look] = found["polishes"]
+    assert found["version"] == 1
+    assert look == {
+        "version": 1,
+        "trigger": "lessons",
+        "outcome": "refused",
+        "newVersion": None,
+        "reason": look["reason"],
+        "reader": "test",
+        "costUsd": "0",
+    }
+    assert "steps grew from 3 to 5" in look["reason"]
