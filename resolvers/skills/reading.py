@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from db import skills
+from db import skill_polish, skills
+from db.skill_polish import PolishRow
 from db.skills import ActivationRow, FileRow, SkillRow, VersionRow
 from resolvers.common import clock
 from resolvers.common.errors import Problem, invalid, not_found
@@ -120,6 +121,12 @@ async def sub_skills(conn: asyncpg.Connection, principal: Principal, found: Skil
     return await skills.sub_skill_names(
         conn, found.id, principal.readable_objects, principal.person_id
     )
+
+
+async def polishes(conn: asyncpg.Connection, found: SkillRow) -> list[PolishRow]:
+    """The automatic polish's looks at a readable skill, newest first (what came of each, and
+    why)."""
+    return await skill_polish.polishes(conn, found.id)
 
 
 async def lessons(conn: asyncpg.Connection, found: SkillRow) -> list[Lesson]:

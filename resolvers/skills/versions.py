@@ -18,6 +18,8 @@ from resolvers.common.principals import Principal
 from resolvers.skills.guard import SKILL_OBJECT
 
 EXECUTABLE, REGULAR = 0o755, 0o644
+# Who wrote a version: a kind (a principal's, or 'system'), an id and a name.
+Author = tuple[str, UUID | None, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,9 +77,12 @@ class NewVersion:
         )
 
 
-def author(principal: Principal) -> tuple[str, UUID | None, str]:
-    """Who a version is by: the principal's kind, id and name."""
-    return principal.kind, principal.row.actor_id, principal.row.actor_name
+def author(by: Principal | Author) -> Author:
+    """Who a version is by: a principal's kind, id and name, or the author given (the system's
+    automatic polish)."""
+    if isinstance(by, tuple):
+        return by
+    return by.kind, by.row.actor_id, by.row.actor_name
 
 
 async def insert_skill(
@@ -111,9 +116,12 @@ async def insert_skill(
     return skill_id
 
 
-async def add_version(conn: asyncpg.Connection, principal: Principal, version: NewVersion) -> None:
-    """Write ``version``: its text, the previous version's files but for those dropped and
-    replaced, and its new files (contents stored once, each batch in one statement)."""
+async def add_version(
+    conn: asyncpg.Connection, principal: Principal | Author, version: NewVersion
+) -> None:
+    """Write ``version`` by ``principal`` (or an author of the system's): its text, the
+    previous version's files but for those dropped and replaced, and its new files (contents
+    stored once, each batch in one statement)."""
     number, new_files, previous = version.number, version.files, version.previous
     await skills.insert_version(
         conn,

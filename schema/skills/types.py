@@ -11,6 +11,7 @@ import strawberry
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
+from db.skill_polish import PolishRow
 from db.skills import FileRow, SkillRow, VersionRow
 from resolvers.common import clock, ids
 from resolvers.skills import reading
@@ -90,6 +91,36 @@ class SkillVersion:
 class SkillLesson:
     day: date
     text: str
+
+
+@strawberry.type(description="One look of the automatic polish at a skill's state.")
+class SkillPolish:
+    version: int = strawberry.field(description="The version it read.")
+    trigger: str = strawberry.field(
+        description="lessons (3 or more waiting), form (the form check fails), or none."
+    )
+    outcome: str = strawberry.field(
+        description="polished, refused (a guard refused the draft: the body was kept), "
+        "unchanged, skipped, failed (the reader could not draft) or checked (nothing to do)."
+    )
+    new_version: int | None = strawberry.field(description="The version polish wrote.")
+    reason: str = strawberry.field(description="Why it was refused, skipped or failed.")
+    reader: str = strawberry.field(description="The reader that drafted.")
+    cost_usd: str = strawberry.field(description="What drafting cost, in USD.")
+    at: datetime
+
+    @classmethod
+    def from_row(cls, row: PolishRow) -> SkillPolish:
+        return cls(
+            version=row.version,
+            trigger=row.trigger,
+            outcome=row.outcome,
+            new_version=row.new_version,
+            reason=row.reason,
+            reader=row.reader,
+            cost_usd=str(row.cost_usd),
+            at=row.created_at,
+        )
 
 
 @strawberry.type
@@ -231,6 +262,11 @@ class Skill:
     async def lessons(self, info: Info[Context, None]) -> list[SkillLesson]:
         waiting = await reading.lessons(info.context.conn, self.row)
         return [SkillLesson(day=x.day, text=x.text) for x in waiting]
+
+    @strawberry.field(description="The automatic polish's looks at it, newest first.")
+    async def polishes(self, info: Info[Context, None]) -> list[SkillPolish]:
+        found = await reading.polishes(info.context.conn, self.row)
+        return [SkillPolish.from_row(row) for row in found]
 
 
 @strawberry.type

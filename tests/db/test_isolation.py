@@ -71,6 +71,7 @@ EXPECTED_TABLES = {
     "mail_messages",
     "mail_message_links",
     "mail_exchanges",
+    "skill_polishes",
 }
 
 # The documented exception: the job queue of the Dreamer's workers (migration 0012, pgqueuer's
@@ -120,6 +121,7 @@ async def fill(pool: asyncpg.Pool, ws: Workspace, prefix: str) -> list[str]:
             files=[NewFile("references/tone.md", f"Tone of {prefix}.".encode())],
         )
         await writing.record_skill_use(conn, admin, "house-style", "Keep it short.")
+        await conn.execute(POLISH_ROW, f"{prefix} refused")
     loaded = await load_records(
         pool,
         ws.tokens["member"],
@@ -178,6 +180,14 @@ WITH p AS (INSERT INTO memory_passes (workspace_id, id, owner_kind, owner_id, pa
            SELECT app_workspace_id(), i.id, 1, 'refused', 'task', $2, now() FROM i)
 INSERT INTO memory_spend (workspace_id, payer_kind, payer_id, month, cost_usd, passes)
 VALUES (app_workspace_id(), 'member', $1, date_trunc('month', now())::date, 0, 1)
+"""
+# What automatic polish leaves: one look at the skill's state.
+POLISH_ROW = """
+INSERT INTO skill_polishes (workspace_id, skill_id, id, version, lessons, trigger, outcome,
+                            reason, reader, payer_kind, created_at)
+SELECT app_workspace_id(), s.id, gen_random_uuid(), 1, '', 'form', 'refused', $1, 'rules',
+       'workspace', now()
+  FROM skills s WHERE s.name = 'house-style'
 """
 # A Monday removal of the member's profile with one line removed.
 CLEANUP_ROWS = """
@@ -333,7 +343,8 @@ async def test_every_policy_pins_the_workspace_for_every_command(owner):
     # every workspace's rows of the tables they read: the Dreamer's items for dreamer_due
     # (migration 0011), what mail_due reads (0015), the Monday removal's pages and cleanup runs
     # for memory_removal_due (0016), and consolidation's pages, versions, runs, spend and
-    # settings for consolidation_due (0017).
+    # settings for consolidation_due (0017), and the skills, their lessons and the looks
+    # recorded for skill_polish_candidates (0021).
     schedules = {
         ("dreamer_schedule", "memory_items"),
         *(
@@ -357,6 +368,10 @@ async def test_every_policy_pins_the_workspace_for_every_command(owner):
                 "memory_spend",
                 "workspace_settings",
             )
+        ),
+        *(
+            ("skill_polish_schedule", table)
+            for table in ("skills", "skill_lessons", "skill_polishes")
         ),
     }
     found = [row for row in rows if row["policyname"].endswith("_schedule")]
@@ -427,7 +442,8 @@ async def test_no_function_of_the_schema_is_security_definer_but_the_listed_ones
     # the Dreamer's and the mail job's schedules, which answer ids, times and counts across
     # workspaces, never a text; the Monday removal's, which answers workspace ids; and
     # consolidation's, which answers ids, times and a trigger word; the queue's counts for the
-    # metrics, which answer entrypoints, states and counts. Each pins its search_path,
+    # metrics, which answer entrypoints, states and counts; automatic polish's, which answers
+    # ids, version numbers and lesson ids. Each pins its search_path,
     # and only the application role may call them.
     found = await owner.fetch(
         "SELECT p.proname, p.proconfig, pg_get_functiondef(p.oid) AS body,"
@@ -442,6 +458,7 @@ async def test_no_function_of_the_schema_is_security_definer_but_the_listed_ones
         "memory_line_matches",
         "memory_removal_due",
         "queue_job_counts",
+        "skill_polish_candidates",
     ]
     by_name = {row["proname"]: row for row in found}
     assert "l.workspace_id = app_workspace_id()" in by_name["memory_line_matches"]["body"]
@@ -476,6 +493,14 @@ async def test_no_function_of_the_schema_is_security_definer_but_the_listed_ones
     ]
     queue = await owner.prepare("SELECT * FROM queue_job_counts()")
     assert [a.name for a in queue.get_attributes()] == ["entrypoint", "state", "jobs"]
+    polish = await owner.prepare("SELECT * FROM skill_polish_candidates(3, 10, NULL)")
+    assert [a.name for a in polish.get_attributes()] == [
+        "workspace_id",
+        "skill_id",
+        "version",
+        "lessons",
+        "waiting",
+    ]
     for row in found:
         assert row["proconfig"] == ["search_path=public, pg_temp"]
         assert row["public_may"] is False
@@ -1010,6 +1035,7 @@ IMMUTABLE_TABLES = (
     "turn_snapshots",
     "turn_cards",
     "conversation_events",
+    "skill_polishes",
 )
 UNDELETABLE_TABLES = ("memory_pages",)
 

@@ -8,7 +8,8 @@ than the package's ``ChatCompletion``, so that a compatible server omitting a fi
 read (``id``, ``created``) is still understood, and a body that is not a chat completion is a
 ``ReaderError`` instead of a half-built object. Anything that keeps a batch from being read
 raises ``ReaderError``: the pass keeps its items for a retry. Consolidation (issue 11) asks
-the same server with its own prompt and schema (``consolidate``).
+the same server with its own prompt and schema (``consolidate``), and so does a skill's
+polish (issue 12: ``polish``, the new body drafted whole).
 """
 
 from __future__ import annotations
@@ -20,6 +21,15 @@ from pydantic import BaseModel, Field, ValidationError
 
 from resolvers.memory.dreamer.chat_settings import ChatSettings
 from resolvers.memory.dreamer.consolidating import ConsolidationAnswer, ConsolidationBatch
+from resolvers.memory.dreamer.polishing import (
+    POLISH_SCHEMA_NAME,
+    Drafted,
+    PolishAnswer,
+    PolishBatch,
+    polish_message,
+    polish_prompt,
+    polish_schema,
+)
 from resolvers.memory.dreamer.prompt import (
     ANSWER_SCHEMA_NAME,
     CONSOLIDATION_SCHEMA_NAME,
@@ -58,6 +68,19 @@ class ChatReader:
         ``ReaderError`` when it could not be asked or answered something malformed."""
         sent = consolidation_messages(batch)
         return parse_consolidation(await self._ask(sent, consolidation_format()))
+
+    async def polish(self, batch: PolishBatch) -> PolishAnswer:
+        """The model's draft of the skill's new body, and the tokens it spent; a
+        ``ReaderError`` when it could not be asked or answered something malformed."""
+        sent: list[ChatCompletionMessageParam] = [
+            {"role": "system", "content": polish_prompt()},
+            {"role": "user", "content": polish_message(batch)},
+        ]
+        format_: ResponseFormatJSONSchema = {
+            "type": "json_schema",
+            "json_schema": {"name": POLISH_SCHEMA_NAME, "schema": polish_schema(), "strict": True},
+        }
+        return parse_polish(await self._ask(sent, format_))
 
     async def _ask(
         self, sent: list[ChatCompletionMessageParam], format_: ResponseFormatJSONSchema
@@ -182,6 +205,23 @@ def parse_consolidation(body: str) -> ConsolidationAnswer:
     except ValidationError as exc:
         raise ReaderError(f"the model's answer breaks its schema ({_first(exc)})", usage) from exc
     return ConsolidationAnswer(pages=found.pages, usage=usage)
+
+
+def parse_polish(body: str) -> PolishAnswer:
+    """The drafted body in a chat completion's body, with its usage; ``ReaderError``, with the
+    usage spent, when it is malformed."""
+    try:
+        completion = _Completion.model_validate_json(body)
+    except ValidationError as exc:
+        raise ReaderError(f"the model's server sent no chat completion ({_first(exc)})") from exc
+    usage = _usage(completion)
+    try:
+        found = Drafted.model_validate_json(_content(completion.choices[0]))
+    except ReaderError as exc:
+        raise ReaderError(str(exc), usage=usage) from exc
+    except ValidationError as exc:
+        raise ReaderError(f"the model's answer breaks its schema ({_first(exc)})", usage) from exc
+    return PolishAnswer(body=found.body, usage=usage)
 
 
 def in_batch_order(found: tuple[ItemLearnings, ...], batch: Batch) -> tuple[ItemLearnings, ...]:

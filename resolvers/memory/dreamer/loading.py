@@ -7,7 +7,9 @@
   ``read`` (``async def read(self, batch: Batch) -> ReaderAnswer``, the ``Reader`` protocol).
   It may also consolidate (``async def consolidate(self, batch: ConsolidationBatch) ->
   ConsolidationAnswer``, the ``Consolidator`` protocol); without it, consolidation is skipped
-  and says so (``consolidator_of``, ``NO_CONSOLIDATION``).
+  and says so (``consolidator_of``, ``NO_CONSOLIDATION``). It may polish skills too (``async
+  def polish(self, batch: PolishBatch) -> PolishAnswer``, ``polishing.Polisher``); without it,
+  automatic polish is skipped and says so (``polishing.polisher_of``).
 
 Anything else is a ``ValueError`` naming the spec, raised when the process starts rather
 than at its first pass.

@@ -7,7 +7,8 @@ for) questions, tasks, logs and sensitive topics; it types by cue words; when in
 the subject, it says "nothing" (code then refuses the learning: ``no_subject``). Its
 consolidation (issue 11) is as careful: it merges exact duplicates and retypes a line only when
 cue words give it another type and none of its own; it never deletes a line, nor writes a
-principle or a log in place of lines. Pure.
+principle or a log in place of lines. Its polish (issue 12) folds a skill's waiting lessons
+into its body exactly as ``polishSkill`` does (``resolvers/skills/polish.polish``). Pure.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from resolvers.memory.dreamer.cues import (
     phrases,
     strip_cues,
 )
+from resolvers.memory.dreamer.polishing import PolishAnswer, PolishBatch
 from resolvers.memory.dreamer.reader import (
     About,
     Batch,
@@ -46,6 +48,8 @@ from resolvers.memory.dreamer.reader import (
 )
 from resolvers.memory.dreamer.routing import most_specific_of
 from resolvers.memory.mail.window import said_lines
+from resolvers.skills.lessons import Lesson
+from resolvers.skills.polish import polish
 from resolvers.turns.cards import MENTION
 
 RULES_READER = "rules"
@@ -81,6 +85,11 @@ class RulesReader:
     async def consolidate(self, batch: ConsolidationBatch) -> ConsolidationAnswer:
         """Exact duplicates merged and lines retyped by cue words, by ``consolidation``."""
         return consolidation(batch)
+
+    async def polish(self, batch: PolishBatch) -> PolishAnswer:
+        """The waiting lessons folded into the body, as ``polishSkill`` folds them."""
+        lessons = [Lesson(lesson.day, lesson.text) for lesson in batch.lessons]
+        return PolishAnswer(body=polish(batch.body, lessons))
 
 
 def answer(batch: Batch) -> ReaderAnswer:
