@@ -22,6 +22,7 @@ from gateway.http import dreamer, health, mail, memory, records, responses, skil
 from gateway.http.auth import PrincipalMiddleware
 from gateway.http.graphiql import GRAPHIQL_HTML
 from gateway.http.graphql import GraphQLEndpoint
+from gateway.mcp.http import MCP_PATH, McpEndpoint, with_mcp
 from gateway.settings import Settings
 from gateway.worker.config import pass_settings, worker_options
 from gateway.worker.runner import Worker
@@ -149,8 +150,9 @@ def create_app(
 ) -> Starlette:
     """The app. With ``pool`` given (tests), it uses that pool and starts nothing."""
     settings = settings or Settings()
+    mcp = McpEndpoint()
     app = Starlette(
-        routes=routes(settings),
+        routes=[*routes(settings), Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"])],
         middleware=[
             Middleware(
                 PrincipalMiddleware,
@@ -159,7 +161,7 @@ def create_app(
             ),
         ],
         exception_handlers={404: responses.not_found, 405: responses.method_not_allowed},
-        lifespan=lifespan_for(settings, pool, on_ready),
+        lifespan=with_mcp(mcp, lifespan_for(settings, pool, on_ready)),
     )
     app.state.pool = pool
     app.state.worker = None
