@@ -18,7 +18,9 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
+from gateway.http.responses import error_response
 from gateway.mcp.server import build_server
+from resolvers.common.errors import Code
 
 MCP_PATH = "/mcp"
 # The scope key the edge puts a checked token under.
@@ -42,13 +44,22 @@ class McpEndpoint:
         self.manager = StreamableHTTPSessionManager(
             app=build_server(http_caller), stateless=True, json_response=True
         )
+        self.live = False
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
         async with self.manager.run():
-            yield
+            self.live = True
+            try:
+                yield
+            finally:
+                self.live = False
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not self.live:  # an app whose lifespan was not run (an ASGI test client's)
+            message = "The MCP server is not running."
+            await error_response(Code.INTERNAL, message)(scope, receive, send)
+            return
         await self.manager.handle_request(scope, receive, send)
 
 

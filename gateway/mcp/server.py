@@ -137,35 +137,13 @@ def build_server(caller: Caller) -> Server[Any, Any]:
     @server.list_resources()  # type: ignore[untyped-decorator, no-untyped-call]
     async def list_resources() -> list[types.Resource]:
         try:
-            async with acting(*caller(server)) as (conn, principal):
-                entries = await reading.catalog(conn, principal)
+            return await skill_resources(caller(server))
         except Exception as error:
             raise rpc_error(expected(error)) from None
-        return [
-            types.Resource(
-                uri=AnyUrl(f"skill:{entry.name}"),
-                name=entry.name,
-                description=entry.description,
-                mimeType="text/markdown",
-            )
-            for entry in entries
-        ]
 
     @server.list_resource_templates()  # type: ignore[untyped-decorator, no-untyped-call]
     async def list_templates() -> list[types.ResourceTemplate]:
-        return [
-            types.ResourceTemplate(
-                uriTemplate="skill:{name}",
-                name="skill",
-                description="A skill's SKILL.md body.",
-                mimeType="text/markdown",
-            ),
-            types.ResourceTemplate(
-                uriTemplate="skill:{name}/{path}",
-                name="skill-file",
-                description="One file of a skill's folder.",
-            ),
-        ]
+        return RESOURCE_TEMPLATES
 
     @server.read_resource()  # type: ignore[untyped-decorator, no-untyped-call]
     async def read_resource(uri: AnyUrl) -> Iterable[ReadResourceContents]:
@@ -175,6 +153,34 @@ def build_server(caller: Caller) -> Server[Any, Any]:
             raise rpc_error(expected(error)) from None
 
     return server
+
+
+RESOURCE_TEMPLATES = [
+    types.ResourceTemplate(
+        uriTemplate="skill:{name}",
+        name="skill",
+        description="A skill's SKILL.md body.",
+        mimeType="text/markdown",
+    ),
+    types.ResourceTemplate(
+        uriTemplate="skill:{name}/{path}", name="skill-file", description="One file of a skill."
+    ),
+]
+
+
+async def skill_resources(where: tuple[asyncpg.Pool, str | None]) -> list[types.Resource]:
+    """The skills a model's prompt lists (disabled ones left out), as resources."""
+    async with acting(*where) as (conn, principal):
+        entries = await reading.catalog(conn, principal)
+    return [
+        types.Resource(
+            uri=AnyUrl(f"skill:{entry.name}"),
+            name=entry.name,
+            description=entry.description,
+            mimeType="text/markdown",
+        )
+        for entry in entries
+    ]
 
 
 async def skill_contents(

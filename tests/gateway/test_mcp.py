@@ -247,3 +247,12 @@ async def test_a_bad_token_is_refused_over_http(served, ws):
         )
     assert listed.status_code == 200
     assert {t["name"] for t in listed.json()["result"]["tools"]} == TOOLS
+
+
+async def test_without_the_apps_lifespan_mcp_answers_an_error_body(client, ws):
+    """An app whose lifespan did not run (an ASGI test client's) has no MCP session manager:
+    /mcp says so in the error body, never with a trace."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    refused = await client.post("/mcp", json=body, headers=bearer(ws.tokens["agent"]))
+    assert refused.status_code == 500
+    assert refused.json()["error"]["code"] == "INTERNAL"
