@@ -14,6 +14,7 @@ from mcp import ClientSession
 from mcp.shared.exceptions import McpError
 from pydantic import AnyUrl
 
+from gateway.cli.main import main
 from resolvers.common import ids
 from tests.factories import bearer
 from tests.gateway.mcp_kit import (
@@ -242,11 +243,21 @@ async def test_a_bad_token_is_refused_over_http(served, ws):
             refused = await http.post("/mcp", json=body, headers={**headers, **accept})
             assert refused.status_code == 401
             assert refused.json()["error"]["code"] == "UNAUTHENTICATED"
-        listed = await http.post(
-            "/mcp", json=body, headers={**bearer(ws.tokens["agent"]), **accept}
-        )
+        agent = {**bearer(ws.tokens["agent"]), **accept}
+        listed = await http.post("/mcp", json=body, headers=agent)
+        # The README's call by hand: one JSON-RPC request, no session to open first.
+        search = {"name": "search", "arguments": {"query": "preference"}}
+        call = {**body, "method": "tools/call", "params": search}
+        called = await http.post("/mcp", json=call, headers=agent)
     assert listed.status_code == 200
     assert {t["name"] for t in listed.json()["result"]["tools"]} == TOOLS
+    assert called.json()["result"]["structuredContent"] == {"hits": [], "total": 0, "capped": False}
+
+
+def test_the_stdio_command_needs_a_token(monkeypatch, capsys):
+    monkeypatch.delenv("SKILLMEM_TOKEN", raising=False)
+    assert main(["mcp"]) == 2
+    assert capsys.readouterr().err == "skillmem: mcp needs a token: --token or SKILLMEM_TOKEN\n"
 
 
 async def test_without_the_apps_lifespan_mcp_answers_an_error_body(client, ws):
