@@ -182,6 +182,10 @@ class PrincipalMiddleware:
             log.warning("request %s: database unavailable: %r", scope["request_id"], error)
             await refuse(scope, send, 503, Code.DB_UNAVAILABLE, "The database is unavailable.")
             return
+        except Exception:
+            log.exception("request %s failed", scope["request_id"])
+            await refuse(scope, send, 500, Code.INTERNAL, "Internal error.")
+            return
         if principal is None:
             await refuse(scope, send, 401, Code.UNAUTHENTICATED, "The token is not valid.")
             return
