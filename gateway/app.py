@@ -35,6 +35,7 @@ from gateway.http.auth import PrincipalMiddleware
 from gateway.http.graphiql import GRAPHIQL_HTML
 from gateway.http.graphql import GraphQLEndpoint
 from gateway.http.metrics import METRICS_PATH, MetricsMiddleware, metrics_endpoint, span_details
+from gateway.mcp.http import MCP_PATH, McpEndpoint, with_mcp
 from gateway.observe import tracing
 from gateway.settings import Settings
 from gateway.worker.config import pass_settings, worker_options
@@ -207,12 +208,13 @@ def create_app(
     tracer = tracer or tracing.provider_for(settings.tracing, settings.tracing_service_name)
     if tracer is not None:
         tracing.trace_sql(tracer)
-    app_routes = routes(settings)
+    mcp = McpEndpoint()
+    app_routes = [*routes(settings), Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"])]
     app = Starlette(
         routes=app_routes,
         middleware=middleware(settings, app_routes, tracer),
         exception_handlers={404: responses.not_found, 405: responses.method_not_allowed},
-        lifespan=lifespan_for(settings, pool, on_ready),
+        lifespan=with_mcp(mcp, lifespan_for(settings, pool, on_ready)),
     )
     app.state.pool = pool
     app.state.worker = None

@@ -1,5 +1,5 @@
 """The `skillmem` command: serve, worker, migrate, demo, token create, workspace create, load,
-skills, schema, dreamer run. Each command group lives in its own module; this one parses and
+skills, schema, dreamer run, mcp. Each command group lives in its own module; this one parses and
 dispatches."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import sys
 from gateway.cli import (
     dreamer,
     load,
+    mcp_command,
     migrate,
     schema,
     serve,
@@ -22,7 +23,18 @@ from gateway.cli import (
 )
 from gateway.settings import Settings
 
-GROUPS = (serve, worker, migrate, token, workspace, load, skills_command, schema, dreamer)
+GROUPS = (
+    serve,
+    worker,
+    migrate,
+    token,
+    workspace,
+    load,
+    skills_command,
+    schema,
+    dreamer,
+    mcp_command,
+)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -51,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         "load": lambda: load.load(args, settings),
         "worker": lambda: worker.work(args, settings),
         "dreamer": lambda: dreamer.dreamer_run(args, settings),
+        "mcp": lambda: mcp_command.mcp_stdio(args, settings),
     }
     return asyncio.run(runners[args.command]())
 

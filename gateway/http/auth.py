@@ -29,6 +29,7 @@ from gateway.http.body import (
 from gateway.http.nul import json_body_nul_problems, refuse_nul
 from gateway.http.openapi import OPENAPI_PATH
 from gateway.http.responses import CONTENT_LENGTH
+from gateway.mcp.http import MCP_PATH, TOKEN_KEY
 from gateway.observe import logs
 from gateway.observe.metrics import lent
 from gateway.settings import BODY_READ_TIMEOUT_SECONDS
@@ -90,8 +91,8 @@ def _query_params(scope: Scope) -> list[tuple[str, str]]:
     return parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
 
 
-# Routes whose body is not a plain route's JSON.
-NOT_JSON_BODIES = ("/graphql", "/skills/import")
+# Routes whose body is not a plain route's JSON (MCP's tools check their own arguments).
+NOT_JSON_BODIES = ("/graphql", "/skills/import", MCP_PATH)
 
 
 class PrincipalMiddleware:
@@ -138,6 +139,9 @@ class PrincipalMiddleware:
         body = await self.body(scope, receive, send)
         if body is None:
             return
+        if scope["path"] == MCP_PATH:
+            await self.run_mcp(scope, replay(body, receive), send, token)
+            return
         await self.run(scope, replay(body, receive), send, token)
 
     async def body(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
@@ -170,6 +174,30 @@ class PrincipalMiddleware:
             return []
         content_type = _header(scope, b"content-type").split(";")[0].strip().lower()
         return json_body_nul_problems(body, content_type)
+
+    async def run_mcp(self, scope: Scope, receive: Receive, send: Send, token: str) -> None:
+        """MCP over HTTP: the token checked here (401 when it is not live), then the endpoint
+        runs with no connection of this request's: each MCP request opens its own
+        transaction as the token (gateway/mcp/server.py), and its answer streams."""
+        pool: asyncpg.Pool | None = getattr(scope["app"].state, "pool", None)
+        try:
+            if pool is None:
+                raise ConnectionRefusedError("no database pool")
+            async with pool.acquire(timeout=ACQUIRE_TIMEOUT_SECONDS) as proxy, proxy.transaction():
+                principal = await principal_for_token(cast(asyncpg.Connection, proxy), token)
+        except DB_DOWN as error:
+            log.warning("request %s: database unavailable: %r", scope["request_id"], error)
+            await refuse(scope, send, 503, Code.DB_UNAVAILABLE, "The database is unavailable.")
+            return
+        except Exception:
+            log.exception("request %s failed", scope["request_id"])
+            await refuse(scope, send, 500, Code.INTERNAL, "Internal error.")
+            return
+        if principal is None:
+            await refuse(scope, send, 401, Code.UNAUTHENTICATED, "The token is not valid.")
+            return
+        scope[TOKEN_KEY] = token
+        await self.app(scope, receive, send)
 
     async def run(self, scope: Scope, receive: Receive, send: Send, token: str) -> None:
         """Resolve the token and run the app inside one transaction; answer once it commits."""

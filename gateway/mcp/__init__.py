@@ -1,0 +1,1 @@
+"""MCP: the server (tools, skills as resources) over streamable HTTP and stdio."""
