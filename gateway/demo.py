@@ -260,6 +260,18 @@ Retenir qui décide chez nos clients, ce que chacun préfère et les règles de 
 - Un devis part toujours relu par deux personnes — Alice Martin, 2026-09-14 [consigne]"""
 
 
+# Acme's page: one souvenir's source is a private deal Alice cannot open.
+ACME_PAGE = """\
+- Acme veut tous ses messages en français, adressés à Claire Morel — Alice Martin, 2026-10-02 \
+[préférence]
+- Préférence de Claire Morel : un appel le mardi plutôt qu'un mail — Claire Morel, 2026-10-20 \
+[préférence]
+- Le DAF d'Acme signe seul sous 50 000 € → record:{private_deal} — Bob Durand, 2026-10-23 \
+[décision]
+- Acme gèle ses achats jusqu'au budget 2027 — Claire Morel, 2026-11-05 [contexte] \
+(revoir 2027-05-05)"""
+
+
 async def _load_memory(
     conn: asyncpg.Connection,
     alice_session: Principal,
@@ -284,18 +296,7 @@ async def _load_memory(
         local("acme"),
         name="Acme",
         description="What Acme's people said about how to work with them.",
-        content="\n".join(
-            [
-                "- Acme veut tous ses messages en français, adressés à Claire Morel"
-                " — Alice Martin, 2026-10-02 [préférence]",
-                "- Préférence de Claire Morel : un appel le mardi plutôt qu'un mail"
-                " — Claire Morel, 2026-10-20 [préférence]",
-                "- Le DAF d'Acme signe seul sous 50 000 €"
-                f" → record:{by_external['initech-secret']} — Bob Durand, 2026-10-23 [décision]",
-                "- Acme gèle ses achats jusqu'au budget 2027"
-                " — Claire Morel, 2026-11-05 [contexte] (revoir 2027-05-05)",
-            ]
-        ),
+        content=ACME_PAGE.format(private_deal=by_external["initech-secret"]),
     )
     profile = await system.create_page(
         conn,

@@ -6,7 +6,7 @@ written in CONTRIBUTING.md, "Examples in the README"):
 - in a block of language ``sh``, ``bash`` or ``shell``, each command starting with ``curl`` or
   ``skillmem`` (``.venv/bin/skillmem``) is run; other lines (``make …``, comments) are not;
 - ``<!-- not run: why -->`` right before a block keeps it from being run (the reason is
-  required);
+  required); a ``subscription`` is not run either (it is served over WebSocket);
 - ``$UPPER_CASE`` names are placeholders the test fills in from the demo workspace (in
   GraphQL, inside strings: ``recordId: "$ACME_ID"``).
 """
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from graphql import OperationDefinitionNode, parse
+from graphql import OperationDefinitionNode, OperationType, parse
 from markdown_it import MarkdownIt
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -87,7 +87,7 @@ def _operations(block: str, line: int, skip: str | None) -> Iterator[Example]:
         raise ConventionError(f"README.md:{line}: the GraphQL does not parse: {error}") from error
     operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
     if len(operations) == 1:
-        yield Example("graphql", line, block, None, skip)
+        yield Example("graphql", line, block, None, skip or _subscription(operations[0]))
         return
     if any(op.name is None for op in operations):
         raise ConventionError(
@@ -97,7 +97,14 @@ def _operations(block: str, line: int, skip: str | None) -> Iterator[Example]:
     for op in operations:
         assert op.name is not None and op.loc is not None
         start = line + block[: op.loc.start].count("\n")
-        yield Example("graphql", start, block, op.name.value, skip)
+        yield Example("graphql", start, block, op.name.value, skip or _subscription(op))
+
+
+def _subscription(operation: OperationDefinitionNode) -> str | None:
+    """Why an operation is not run over HTTP: a subscription is served over WebSocket."""
+    if operation.operation == OperationType.SUBSCRIPTION:
+        return "a subscription: over WebSocket (graphql-transport-ws), not HTTP"
+    return None
 
 
 def _commands(block: str, line: int, skip: str | None) -> Iterator[Example]:

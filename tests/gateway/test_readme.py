@@ -33,7 +33,6 @@ from resolvers.common.principals import issue_token
 from tests.gateway.readme_examples import (
     README,
     README_URL,
-    ConventionError,
     Example,
     examples,
     fill,
@@ -271,15 +270,3 @@ def _check_curl(stdout: str, said: str) -> None:
         if isinstance(answer, dict):
             assert not answer.get("errors") and not answer.get("error"), said
         assert shows_something(answer), said
-
-
-def test_the_readme_follows_the_convention():
-    """Parsing the README raised nothing (a bad block fails the collection above); the
-    convention's own rules, on small documents."""
-    assert EXAMPLES
-    assert any(e.kind == "graphql" for e in EXAMPLES)
-    assert any(e.kind == "shell" and e.text.startswith("curl") for e in EXAMPLES)
-    with pytest.raises(ConventionError, match="names each one"):
-        examples("```graphql\nmutation { a }\n{ b }\n```\n")
-    with pytest.raises(ConventionError, match="needs its reason"):
-        examples("<!-- not run: -->\n```graphql\n{ a }\n```\n")
