@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from uuid import UUID
 
 import httpx
 import pytest
@@ -27,7 +26,7 @@ import pytest
 from db.migrate import apply_migrations
 from db.pool import begin_workspace, connect
 from gateway.cli.main import main
-from gateway.demo import DEMO_MEMBER_EMAIL, DEMO_WORKSPACE_ID, ensure_demo
+from gateway.demo import DEMO_MAILBOX, DEMO_MEMBER_EMAIL, DEMO_WORKSPACE_ID, ensure_demo
 from resolvers.common import ids
 from resolvers.common.principals import issue_token
 from tests.gateway.readme_examples import (
@@ -119,7 +118,9 @@ async def _fixed_values(dsn: str) -> dict[str, str]:
             claire = await conn.fetchval("SELECT id FROM members WHERE email LIKE 'claire@%'")
             key = await conn.fetchval("SELECT id FROM api_keys WHERE name = 'partner-sync'")
             routine = await conn.fetchval("SELECT id FROM routines WHERE name = 'Weekly digest'")
-            mailbox = await conn.fetchval("SELECT id FROM mailboxes ORDER BY created_at LIMIT 1")
+            mailbox = await conn.fetchval(
+                "SELECT id FROM mailboxes WHERE external_id = $1", DEMO_MAILBOX
+            )
             token = await issue_token(conn, "member", member_id=alice, purpose="test")
             values = {
                 "TOKEN": token,
@@ -128,9 +129,8 @@ async def _fixed_values(dsn: str) -> dict[str, str]:
                 "WORKSPACE_ID": str(ws),
                 "CLAIRE_ID": ids.encode("Member", ws, claire),
                 "ROUTINE_ID": ids.encode("Routine", ws, routine),
+                "MAILBOX": ids.encode("Mailbox", ws, mailbox),
             }
-            if isinstance(mailbox, UUID):
-                values["MAILBOX"] = ids.encode("Mailbox", ws, mailbox)
             return values
     finally:
         await conn.close()
