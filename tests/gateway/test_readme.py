@@ -5,6 +5,7 @@ something. The convention is in tests/gateway/readme_examples.py and CONTRIBUTIN
 from __future__ import annotations
 
 import asyncio
+import inspect
 import io
 import json
 import os
@@ -236,7 +237,8 @@ def _skillmem(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[int, str
         code: int = 0
         with redirect_stdout(out), redirect_stderr(err):
             try:
-                code = main(argv) or 0
+                # main(argv), or a main() that reads sys.argv (a CLI library's entry point).
+                code = (main(argv) if inspect.signature(main).parameters else main()) or 0
             except SystemExit as exit:
                 code = exit.code if isinstance(exit.code, int) else int(exit.code is not None)
             except Exception:  # noqa: BLE001 - shown as the example's failure
@@ -244,15 +246,17 @@ def _skillmem(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[int, str
                 code = 1
         result.append((code, out.getvalue(), err.getvalue()))
 
-    saved, folder = dict(os.environ), Path.cwd()
+    saved, folder, saved_argv = dict(os.environ), Path.cwd(), sys.argv
     os.environ.clear()
     os.environ.update(env)
     os.chdir(cwd)
+    sys.argv = ["skillmem", *argv]
     try:
         thread = threading.Thread(target=run, daemon=True)
         thread.start()
         thread.join(COMMAND_SECONDS)
     finally:
+        sys.argv = saved_argv
         os.chdir(folder)
         os.environ.clear()
         os.environ.update(saved)
