@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime, time, timedelta
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 
@@ -10,9 +11,15 @@ import asyncpg
 
 from db import identity, records
 from db.pool import begin_workspace
-from resolvers.common import ids
+from resolvers.common import clock, ids
 from resolvers.common.principals import Principal, issue_token, principal_for_token
 from resolvers.memory import edits, pages, system
+from resolvers.memory.cleanup.removal import remove_on
+from resolvers.memory.dreamer import passes
+from resolvers.memory.dreamer.messages import MessageInput, record_message
+from resolvers.memory.dreamer.passes import PassSettings
+from resolvers.memory.mail.checks import MailboxInput
+from resolvers.memory.mail.mailboxes import create_mailbox
 from resolvers.records.workspaces import create_object, create_workspace, grant_standard_roles
 from resolvers.records.write import write_records
 from resolvers.skills import writing
@@ -21,6 +28,7 @@ from resolvers.skills.versions import EXECUTABLE, NewFile
 DEMO_WORKSPACE_ID = uuid5(NAMESPACE_URL, "skillmem:demo-workspace")
 DEMO_WORKSPACE_NAME = "Demo"
 DEMO_MEMBER_EMAIL = "alice@demo.example"
+DEMO_MAILBOX = "team-inbox"  # the shared mailbox's external id
 
 MEMBERS = (
     ("Alice Martin", DEMO_MEMBER_EMAIL, "admin"),
@@ -199,9 +207,10 @@ async def _load(conn: asyncpg.Connection) -> None:
     for slug, singular, plural, attributes in CRM_OBJECTS:
         object_id = await create_object(conn, slug, singular, plural, attributes)
         await grant_standard_roles(conn, workspace.roles, object_id)
-    integration = await identity.insert_role(conn, uuid4(), "integration")
+    # A partner's role: it syncs companies, contacts and deals, and posts the shared mail.
+    integration = await identity.insert_role(conn, uuid4(), "integration", can_update_settings=True)
     for obj in await records.objects(conn):
-        if obj.slug in ("companies", "contacts", "deals"):
+        if obj.slug in ("companies", "contacts", "deals", "mail"):
             await identity.upsert_role_permission(
                 conn, integration, obj.id, read=True, create=True, update=True, delete=False
             )
@@ -224,6 +233,8 @@ async def _load(conn: asyncpg.Connection) -> None:
     written = await write_records(conn, principal, RECORDS)
     by_external = {line["external_id"]: r.id for line, r in zip(RECORDS, written, strict=True)}
     await _load_memory(conn, principal, by_external, alice, scout.id)
+    await create_mailbox(conn, principal, MailboxInput(DEMO_MAILBOX, "shared", "Team inbox"))
+    await _dream(conn, principal, by_external["acme"], alice)
     await writing.create_skill(
         conn,
         principal,
@@ -247,6 +258,18 @@ Retenir qui décide chez nos clients, ce que chacun préfère et les règles de 
 
 ## Règles
 - Un devis part toujours relu par deux personnes — Alice Martin, 2026-09-14 [consigne]"""
+
+
+# Acme's page: one souvenir's source is a private deal Alice cannot open.
+ACME_PAGE = """\
+- Acme veut tous ses messages en français, adressés à Claire Morel — Alice Martin, 2026-10-02 \
+[préférence]
+- Préférence de Claire Morel : un appel le mardi plutôt qu'un mail — Claire Morel, 2026-10-20 \
+[préférence]
+- Le DAF d'Acme signe seul sous 50 000 € → record:{private_deal} — Bob Durand, 2026-10-23 \
+[décision]
+- Acme gèle ses achats jusqu'au budget 2027 — Claire Morel, 2026-11-05 [contexte] \
+(revoir 2027-05-05)"""
 
 
 async def _load_memory(
@@ -273,16 +296,7 @@ async def _load_memory(
         local("acme"),
         name="Acme",
         description="What Acme's people said about how to work with them.",
-        content="\n".join(
-            [
-                "- Acme veut tous ses messages en français, adressés à Claire Morel"
-                " — Alice Martin, 2026-10-02 [préférence]",
-                "- Le DAF d'Acme signe seul sous 50 000 €"
-                f" → record:{by_external['initech-secret']} — Bob Durand, 2026-10-23 [décision]",
-                "- Acme gèle ses achats jusqu'au budget 2027"
-                " — Claire Morel, 2026-11-05 [contexte] (revoir 2027-05-05)",
-            ]
-        ),
+        content=ACME_PAGE.format(private_deal=by_external["initech-secret"]),
     )
     profile = await system.create_page(
         conn,
@@ -309,3 +323,25 @@ async def _load_memory(
         name="Scout",
         content="- Scout résume en trois points au plus — Alice Martin, 2026-10-05 [consigne]",
     )
+
+
+async def _dream(
+    conn: asyncpg.Connection, alice_session: Principal, acme: str, alice: UUID
+) -> None:
+    """What memory did before the demo starts: Alice asked to remember something in a
+    conversation and the Dreamer's pass (the rules reader, free) read it; the Monday removal
+    of this week ran. So `memoryItems`, `memorySpend` and `memoryCleanups` show something."""
+    workspace_id = alice_session.workspace_id
+    said = f"Remember: @[Acme](record:{acme}) wants every quote in euros."
+    await record_message(
+        conn, alice_session, MessageInput("demo-onboarding", "user", said, message_id="m-1")
+    )
+    await passes.run_on(conn, passes.owner_of(workspace_id, "member", alice), PassSettings())
+    await remove_on(conn, workspace_id, last_monday(clock.now()))
+
+
+def last_monday(now: datetime) -> datetime:
+    """The latest Monday hour the weekly removal may have run at by ``now`` (UTC)."""
+    today = now.astimezone(UTC).date()
+    monday = datetime.combine(today - timedelta(days=today.weekday()), time(0, 5), UTC)
+    return monday if monday <= now else monday - timedelta(days=7)

@@ -15,7 +15,9 @@ import re
 from dataclasses import dataclass, replace
 from datetime import date
 
-SOUVENIR_TYPES = ("relation", "contexte", "décision", "consigne", "préférence")
+from resolvers.memory.souvenir_types import SOUVENIR_TYPES as SOUVENIR_TYPES  # re-exported
+from resolvers.memory.souvenir_types import accepted_types, canonical_type
+
 HUMAN_MARK = "✍"
 SOURCE_ARROW = " → "
 AUTHOR_DASH = " — "
@@ -111,7 +113,7 @@ def souvenir_problems(souvenir: Souvenir) -> list[str]:
     """Why the fields of a souvenir cannot be written as a line (empty when they can)."""
     found = _text_problems(souvenir.text)
     if souvenir.type not in SOUVENIR_TYPES:
-        found.append(f"unknown type [{souvenir.type}]: one of {_types()}")
+        found.append(f"unknown type [{souvenir.type}]: {accepted_types()}")
     if souvenir.author is None or souvenir.day is None:
         found.append("a souvenir names its author and its day")
     else:
@@ -129,10 +131,6 @@ def souvenir_problems(souvenir: Souvenir) -> list[str]:
     if souvenir.until is not None and souvenir.day is not None and souvenir.until < souvenir.day:
         found.append("its end date (jusqu'au) is before its day")
     return found
-
-
-def _types() -> str:
-    return ", ".join(f"[{t}]" for t in SOUVENIR_TYPES)
 
 
 # Unicode's control characters (Cc: C0, DEL, C1) and lone surrogates (Cs).
@@ -198,10 +196,11 @@ def parse(line: str, *, by_person: bool = False) -> Souvenir:
     reasons: list[str] = []
     tail = _TAIL.fullmatch(rest)
     if tail is None:
-        raise LineError([f"a souvenir ends with its type in brackets, one of {_types()}"])
-    type_ = tail["type"]
+        raise LineError([f"a souvenir ends with its type in brackets, {accepted_types()}"])
+    # Typed without accents, in English or in any case, a type is stored canonically.
+    type_ = canonical_type(tail["type"]) or tail["type"]
     if type_ not in SOUVENIR_TYPES:
-        reasons.append(f"unknown type [{type_}]: one of {_types()}")
+        reasons.append(f"unknown type [{type_}]: {accepted_types()}")
     until = _date(tail["until"], "end date (jusqu'au)", reasons)
     head, author, day = _attribution(tail["head"], by_person, reasons)
     text, arrow, source_text = head.rpartition(SOURCE_ARROW)

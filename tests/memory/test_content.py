@@ -18,7 +18,10 @@ from resolvers.memory.grammar import (
     parse,
 )
 
-ONE_OF = "one of [relation], [contexte], [décision], [consigne], [préférence]"
+ONE_OF = (
+    "one of [relation], [contexte] (or [context]), [décision] (or [decision]),"
+    " [consigne] (or [instruction]), [préférence] (or [preference]), in any case"
+)
 
 
 # A page's content ----------------------------------------------------------------------------

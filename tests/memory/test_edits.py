@@ -59,6 +59,39 @@ async def test_a_persons_edit_keeps_kept_lines_and_signs_new_ones(client, pool, 
     assert [s["key"] for s in again["souvenirs"]] == [s["key"] for s in edited["souvenirs"]]
 
 
+async def test_a_type_typed_in_english_or_without_accents_is_stored_canonically(
+    client, pool, ws, today
+):
+    """Issue 13, item 5, through GraphQL: `[preference]`, `[Decision]`, `[instruction]` and
+    `[context]` are stored as `[préférence]`, `[décision]`, `[consigne]` and `[contexte]`; a
+    line with no type is refused with every accepted form, and nothing changes."""
+    _, acme = await record(pool, ws)
+    page = await make_page(pool, ws, "record", acme, line("Acme pays late"))
+    typed = ["Acme likes tea [preference]", "Le DAF signe [Decision]", "Appeler [instruction]"]
+    content = "\n".join([line("Acme pays late"), *(f"- {t}" for t in typed), "- Gel [context]"])
+    edited = data(await edit(client, ws, page, content))["editMemoryPage"]
+    assert [s["line"] for s in edited["souvenirs"][1:]] == [
+        f"- Acme likes tea — Member, {TODAY} [préférence] ✍",
+        f"- Le DAF signe — Member, {TODAY} [décision] ✍",
+        f"- Appeler — Member, {TODAY} [consigne] ✍",
+        f"- Gel — Member, {TODAY} [contexte] (revoir 2027-06-15) ✍",
+    ]
+    assert [s["type"] for s in edited["souvenirs"][1:]] == [
+        "PREFERENCE",
+        "DECISION",
+        "CONSIGNE",
+        "CONTEXTE",
+    ]
+
+    refused = await edit(client, ws, page, edited["content"] + "\n- Acme likes coffee")
+    assert codes(refused) == ["SCHEMA_VALIDATION_FAILED"]
+    [problem] = problems(refused)
+    assert problem["line"] == 6
+    for form in ("[préférence]", "[preference]", "[instruction]", "[context]", "[decision]"):
+        assert form in problem["message"]
+    assert (await read(client, ws, page))["content"] == edited["content"]
+
+
 async def test_an_unchanged_edit_writes_no_version(client, pool, ws):
     _, acme = await record(pool, ws)
     page = await make_page(pool, ws, "record", acme, line("Acme pays late"))

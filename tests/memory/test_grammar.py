@@ -38,7 +38,10 @@ from resolvers.memory.system import PAGE_DESCRIPTION_MAX_CHARS, PAGE_NAME_MAX_CH
 
 DAY = date(2026, 10, 2)
 TYPES = ("relation", "contexte", "décision", "consigne", "préférence")
-ONE_OF = "one of [relation], [contexte], [décision], [consigne], [préférence]"
+ONE_OF = (
+    "one of [relation], [contexte] (or [context]), [décision] (or [decision]),"
+    " [consigne] (or [instruction]), [préférence] (or [preference]), in any case"
+)
 
 
 def reasons_of(line: str, **options: bool) -> list[str]:
@@ -506,9 +509,9 @@ def test_a_page_of_rendered_souvenirs_parses_back_property(items):
             id="unknown-type",
         ),
         pytest.param(
-            "- Le DAF — Claire, 2026-10-02 [decision]",
-            [f"unknown type [decision]: {ONE_OF}"],
-            id="type-without-its-accent",
+            "- Le DAF — Claire, 2026-10-02 [décisions]",
+            [f"unknown type [décisions]: {ONE_OF}"],
+            id="a-type-s-plural",
         ),
         pytest.param(
             "- Le DAF — Claire, 2026-10-02 []",

@@ -84,22 +84,27 @@ async def remove_in_workspace(
 ) -> RemovalReport:
     """Monday ``now``'s removal of one workspace, in one transaction; nothing when it ran that
     Monday already or runs elsewhere right now."""
+    async with pool.acquire() as proxy:
+        return await remove_on(cast(asyncpg.Connection, proxy), workspace_id, now)
+
+
+async def remove_on(conn: asyncpg.Connection, workspace_id: UUID, now: datetime) -> RemovalReport:
+    """``remove_in_workspace`` on the caller's connection (the demo's, inside its own
+    transaction: then a savepoint)."""
     if not is_monday(now):
         return RemovalReport(workspace_id, note="not a Monday")
     started = time.monotonic()
     start, end = day_of(now)
-    async with pool.acquire() as proxy:
-        conn = cast(asyncpg.Connection, proxy)
-        async with conn.transaction():
-            await begin_workspace(conn, workspace_id)
-            if not await removal.take_workspace(conn):
-                return RemovalReport(workspace_id, note="running elsewhere")
-            if await removal.ran_between(conn, start, end):
-                return RemovalReport(workspace_id, note="ran already this Monday")
-            audiences = await removal.audiences(conn)
-            plans = await _remove(conn, workspace_id, now)
-            finished = now + timedelta(seconds=time.monotonic() - started)
-            await _record(conn, audiences, plans, now, finished)
+    async with conn.transaction():
+        await begin_workspace(conn, workspace_id)
+        if not await removal.take_workspace(conn):
+            return RemovalReport(workspace_id, note="running elsewhere")
+        if await removal.ran_between(conn, start, end):
+            return RemovalReport(workspace_id, note="ran already this Monday")
+        audiences = await removal.audiences(conn)
+        plans = await _remove(conn, workspace_id, now)
+        finished = now + timedelta(seconds=time.monotonic() - started)
+        await _record(conn, audiences, plans, now, finished)
     return RemovalReport(
         workspace_id,
         audiences=len(audiences),

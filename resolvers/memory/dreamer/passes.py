@@ -135,19 +135,24 @@ async def run_unguarded(pool: asyncpg.Pool, owner: DueOwner, settings: PassSetti
     """``run_pass`` for a caller that holds the owner's lock already (the worker). A batch cut
     to its size is followed by the next, until what the allowance lets it read is read."""
     async with pool.acquire() as proxy:
-        conn = cast(asyncpg.Connection, proxy)
-        report = await _pass(conn, owner, settings)
-        while report.cut:
-            more = await _pass(conn, owner, settings)
-            report = replace(
-                more,
-                read=report.read + more.read,
-                written=report.written + more.written,
-                refreshed=report.refreshed + more.refreshed,
-                refused=report.refused + more.refused,
-                cost_usd=report.cost_usd + more.cost_usd,
-            )
-        return report
+        return await run_on(cast(asyncpg.Connection, proxy), owner, settings)
+
+
+async def run_on(conn: asyncpg.Connection, owner: DueOwner, settings: PassSettings) -> PassReport:
+    """``run_unguarded`` on the caller's connection (the demo's, inside its own transaction,
+    where its batches become savepoints)."""
+    report = await _pass(conn, owner, settings)
+    while report.cut:
+        more = await _pass(conn, owner, settings)
+        report = replace(
+            more,
+            read=report.read + more.read,
+            written=report.written + more.written,
+            refreshed=report.refreshed + more.refreshed,
+            refused=report.refused + more.refused,
+            cost_usd=report.cost_usd + more.cost_usd,
+        )
+    return report
 
 
 async def _pass(conn: asyncpg.Connection, owner: DueOwner, settings: PassSettings) -> PassReport:
