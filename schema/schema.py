@@ -5,6 +5,8 @@ from __future__ import annotations
 import strawberry
 from strawberry.schema.config import StrawberryConfig
 
+from schema.agents.mutations import AgentsMutation
+from schema.agents.queries import AgentsQuery
 from schema.cards.queries import CardsQuery
 from schema.direct import use_direct_resolvers
 from schema.dreamer.mutations import DreamerMutation
@@ -23,7 +25,14 @@ from schema.skills.queries import SkillsQuery
 
 @strawberry.type
 class Query(
-    IdentityQuery, RecordsQuery, SkillsQuery, MemoryQuery, DreamerQuery, CardsQuery, SearchQuery
+    IdentityQuery,
+    RecordsQuery,
+    SkillsQuery,
+    MemoryQuery,
+    DreamerQuery,
+    CardsQuery,
+    SearchQuery,
+    AgentsQuery,
 ):
     pass
 
@@ -36,6 +45,7 @@ class Mutation(
     MemoryMutation,
     DreamerMutation,
     MailMutation,
+    AgentsMutation,
 ):
     pass
 
