@@ -73,9 +73,12 @@ async def waiting_items(
     return rows
 
 
-async def close_items(conn: asyncpg.Connection, item_ids: Sequence[UUID], reason: str) -> None:
-    """Waiting items that will not be read after all, with their reason."""
-    await conn.execute(Q["close_items"], list(item_ids), reason)
+async def close_items(
+    conn: asyncpg.Connection, item_ids: Sequence[UUID], reason: str, at: datetime
+) -> None:
+    """Waiting items that will not be read after all, with their reason (and their
+    proposals, decided ``at``)."""
+    await conn.execute(Q["close_items"], list(item_ids), reason, at)
 
 
 async def still_waiting(conn: asyncpg.Connection, item_ids: Sequence[UUID]) -> list[UUID]:

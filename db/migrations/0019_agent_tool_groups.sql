@@ -21,7 +21,8 @@ $$;
 
 -- Whether a Dreamer source may feed a pass: no agent it came through has memory off. The
 -- agents: a message's conversation's; a run's own and its conversation's; a proposal's
--- proposer (an agent) and its conversation's.
+-- proposer when an agent (which may not propose with memory off; this closes one that waits
+-- when the group goes off). A person's own proposal is theirs, from whatever conversation.
 CREATE FUNCTION item_memory_on(p_message uuid, p_run uuid, p_proposal uuid) RETURNS boolean
 LANGUAGE sql STABLE
 AS $$
@@ -38,12 +39,10 @@ AS $$
                      ON c.workspace_id = u.workspace_id AND c.id = u.conversation_id
              WHERE u.workspace_id = app_workspace_id() AND u.id = p_run
             UNION ALL
-            SELECT unnest(ARRAY[CASE WHEN p.proposer_kind = 'agent' THEN p.proposer_id END,
-                                c.agent_id])
+            SELECT p.proposer_id
               FROM memory_proposals p
-              LEFT JOIN conversations c
-                     ON c.workspace_id = p.workspace_id AND c.id = p.conversation_id
              WHERE p.workspace_id = app_workspace_id() AND p.id = p_proposal
+               AND p.proposer_kind = 'agent'
         ) s(agent_id)
          WHERE s.agent_id IS NOT NULL AND NOT agent_memory_on(s.agent_id))
 $$;

@@ -80,9 +80,16 @@ SELECT id FROM memory_items
    FOR UPDATE;
 
 -- name: close_items
--- Waiting items ($1) that will not be read after all, with their reason ($2).
-UPDATE memory_items SET status = 'not_read', reason = $2, deferred_until = NULL
- WHERE workspace_id = app_workspace_id() AND id = ANY ($1) AND status = 'waiting';
+-- Waiting items ($1) that will not be read after all, with their reason ($2); a proposal
+-- among them is not read either, its reason as its verdict, decided at $3.
+WITH closed AS (
+    UPDATE memory_items SET status = 'not_read', reason = $2, deferred_until = NULL
+     WHERE workspace_id = app_workspace_id() AND id = ANY ($1) AND status = 'waiting'
+    RETURNING proposal_id
+)
+UPDATE memory_proposals SET status = 'not_read', verdict = $2, decided_at = $3
+ WHERE workspace_id = app_workspace_id() AND status = 'waiting'
+   AND id IN (SELECT proposal_id FROM closed);
 
 -- name: workspace_facts
 -- The workspace's name, whether it has AI credits, and its allowances as set (NULL: default).

@@ -228,3 +228,27 @@ async def test_a_persons_own_conversation_still_feeds_a_pass(client, pool, ws, s
     assert item is not None
     [row] = await items_of(pool, ws, [item])
     assert row["status"] == "waiting"
+
+
+async def test_an_agents_proposal_waiting_when_the_group_goes_off_is_not_read(
+    client, pool, ws, stand
+):
+    stand(NOON)
+    made = data(await gql(client, ws.tokens["agent"], PROPOSE, {"t": "Acme signs in June"}))
+    assert made["proposeMemory"]["status"] == "WAITING"
+    await set_memory(client, pool, ws, False)
+    later = NOON + timedelta(minutes=10)
+    stand(later)
+    [report] = await dream(pool, ws, later)
+    assert (report.read, report.written) == (0, 0)
+    async with pool.acquire() as conn:
+        item = await conn.fetchrow(
+            "SELECT status, reason FROM memory_items WHERE workspace_id = $1", ws.id
+        )
+        proposal = await conn.fetchrow(
+            "SELECT status, verdict, decided_at FROM memory_proposals WHERE workspace_id = $1",
+            ws.id,
+        )
+    assert (item["status"], item["reason"]) == ("not_read", "agent_memory_off")
+    assert (proposal["status"], proposal["verdict"]) == ("not_read", "agent_memory_off")
+    assert proposal["decided_at"] == later

@@ -159,7 +159,7 @@ async def _pass(conn: asyncpg.Connection, owner: DueOwner, settings: PassSetting
             conn, owner.owner_kind, owner.owner_id, started, exchanges.REACH
         )
         rows = await exchanges.without_closed(conn, rows)
-        rows = await _without_memory_off(conn, rows)
+        rows = await _without_memory_off(conn, rows, started)
         if not rows:
             return PassReport(owner, note="nothing waiting")
         facts = await dreamer_pass.workspace_facts(conn)
@@ -187,13 +187,13 @@ async def _pass(conn: asyncpg.Connection, owner: DueOwner, settings: PassSetting
 
 
 async def _without_memory_off(
-    conn: asyncpg.Connection, rows: Sequence[asyncpg.Record]
+    conn: asyncpg.Connection, rows: Sequence[asyncpg.Record], now: datetime
 ) -> list[asyncpg.Record]:
     """A pass's waiting rows but those that came through an agent whose memory is off now
-    (``waiting_items``' memory_off), which are not read now."""
+    (``waiting_items``' memory_off), which are not read now (a proposal's too)."""
     off = [row["id"] for row in rows if row["memory_off"]]
     if off:
-        await dreamer_pass.close_items(conn, off, AGENT_MEMORY_OFF)
+        await dreamer_pass.close_items(conn, off, AGENT_MEMORY_OFF, now)
     return [row for row in rows if not row["memory_off"]]
 
 
