@@ -73,6 +73,14 @@ async def waiting_items(
     return rows
 
 
+async def close_items(
+    conn: asyncpg.Connection, item_ids: Sequence[UUID], reason: str, at: datetime
+) -> None:
+    """Waiting items that will not be read after all, with their reason (and their
+    proposals, decided ``at``)."""
+    await conn.execute(Q["close_items"], list(item_ids), reason, at)
+
+
 async def still_waiting(conn: asyncpg.Connection, item_ids: Sequence[UUID]) -> list[UUID]:
     """Of ``item_ids``, the ones still waiting, locked until the transaction ends."""
     return [row["id"] for row in await conn.fetch(Q["still_waiting"], list(item_ids))]

@@ -61,10 +61,13 @@ async def search_memory(
     readable: Sequence[UUID],
     person: UUID | None,
     first: int,
+    agent: UUID | None = None,
 ) -> list[MemoryHit]:
     """Readable memory pages holding every word of ``text``, best first (counted among the best
-    MEMORY_CANDIDATES readable souvenirs)."""
-    rows = await conn.fetch(Q["search_memory"], text, readable, person, first, MEMORY_CANDIDATES)
+    MEMORY_CANDIDATES readable souvenirs); none for an ``agent`` with memory off."""
+    rows = await conn.fetch(
+        Q["search_memory"], text, readable, person, first, MEMORY_CANDIDATES, agent
+    )
     return [MemoryHit(**dict(row)) for row in rows]
 
 
@@ -74,9 +77,11 @@ async def recall_memory(
     readable: Sequence[UUID],
     person: UUID | None,
     first: int,
+    agent: UUID | None = None,
 ) -> list[SouvenirHit]:
-    """Readable souvenirs holding every word of ``text``, best first."""
-    rows = await conn.fetch(Q["recall_memory"], text, readable, person, first)
+    """Readable souvenirs holding every word of ``text``, best first; none for an ``agent``
+    with memory off."""
+    rows = await conn.fetch(Q["recall_memory"], text, readable, person, first, agent)
     return [SouvenirHit(**dict(row)) for row in rows]
 
 

@@ -62,11 +62,13 @@ async def card_records(
     profile_records: int,
     values: int,
     related: int,
+    agent: UUID | None = None,
 ) -> list[CardRow]:
     """The data of every card of a turn, in signal order, in one statement (at most
-    ``values`` principal values and ``related`` related records a card)."""
+    ``values`` principal values and ``related`` related records a card); no souvenir when the
+    turn's ``agent`` has memory off."""
     rows = await conn.fetch(
-        Q["card_records"], list(ids), readable, person, profile_records, values, related
+        Q["card_records"], list(ids), readable, person, profile_records, values, related, agent
     )
     return [CardRow(**dict(row)) for row in rows]
 
@@ -82,7 +84,7 @@ async def profile_lines(
     conn: asyncpg.Connection, person: UUID, agent: UUID | None, readable: Sequence[UUID]
 ) -> list[ProfileRow]:
     """The workspace's, the person's (without record souvenirs) and the agent's profiles, for
-    a role that reads memory."""
+    a role that reads memory and an agent with memory on."""
     rows = await conn.fetch(Q["profile_lines"], person, agent, readable)
     return [ProfileRow(**dict(row)) for row in rows]
 

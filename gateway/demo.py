@@ -9,8 +9,9 @@ from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 
 import asyncpg
 
-from db import identity, records
+from db import agents, identity, records
 from db.pool import begin_workspace
+from resolvers.agents.groups import CORE, tool_groups
 from resolvers.common import clock, ids
 from resolvers.common.principals import Principal, issue_token, principal_for_token
 from resolvers.memory import edits, pages, system
@@ -29,6 +30,8 @@ DEMO_WORKSPACE_ID = uuid5(NAMESPACE_URL, "skillmem:demo-workspace")
 DEMO_WORKSPACE_NAME = "Demo"
 DEMO_MEMBER_EMAIL = "alice@demo.example"
 DEMO_MAILBOX = "team-inbox"  # the shared mailbox's external id
+# The demo's agent whose tool groups leave memory out (Scout has memory).
+DEMO_AGENT_WITHOUT_MEMORY = "Ledger"
 
 MEMBERS = (
     ("Alice Martin", DEMO_MEMBER_EMAIL, "admin"),
@@ -220,7 +223,11 @@ async def _load(conn: asyncpg.Connection) -> None:
             await identity.insert_member(conn, uuid4(), name, email, workspace.roles[role])
         ).id
     alice = members[DEMO_MEMBER_EMAIL]
+    # Two agents, one of each kind (issue 12, item 1): Scout reads and saves memories (core
+    # and memory, a new agent's default); Ledger has core only: skills and records, never a
+    # souvenir, and nothing it is told feeds the Dreamer.
     scout = await identity.insert_actor(conn, "agent", uuid4(), "Scout", alice)
+    await agents.insert_agent(conn, uuid4(), DEMO_AGENT_WITHOUT_MEMORY, alice, tool_groups([CORE]))
     await identity.insert_actor(conn, "routine", uuid4(), "Weekly digest", alice)
     await identity.insert_actor(conn, "api_key", uuid4(), "partner-sync", integration)
     await identity.insert_actor(

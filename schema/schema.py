@@ -5,6 +5,8 @@ from __future__ import annotations
 import strawberry
 from strawberry.schema.config import StrawberryConfig
 
+from schema.agents.mutations import AgentsMutation
+from schema.agents.queries import AgentsQuery
 from schema.cards.mutations import CardsMutation
 from schema.cards.queries import CardsQuery
 from schema.direct import use_direct_resolvers
@@ -24,7 +26,14 @@ from schema.skills.queries import SkillsQuery
 
 @strawberry.type
 class Query(
-    IdentityQuery, RecordsQuery, SkillsQuery, MemoryQuery, DreamerQuery, CardsQuery, SearchQuery
+    IdentityQuery,
+    RecordsQuery,
+    SkillsQuery,
+    MemoryQuery,
+    DreamerQuery,
+    CardsQuery,
+    SearchQuery,
+    AgentsQuery,
 ):
     pass
 
@@ -38,6 +47,7 @@ class Mutation(
     DreamerMutation,
     MailMutation,
     CardsMutation,
+    AgentsMutation,
 ):
     pass
 

@@ -110,17 +110,21 @@ SELECT count(*) FROM woken;
 
 -- name: insert_item
 -- Stores a source's item with the shareWithTeam preference of the person $15 at its arrival
--- (no row set: on; no such person or none named: off).
+-- (no row set: on; no such person or none named: off); one that came through an agent with
+-- memory off (item_memory_on) is not read, whatever its status would be.
 INSERT INTO memory_items (workspace_id, id, kind, message_id, meeting_id, run_id, proposal_id,
                           owner_kind, owner_id, private_to, payer_kind, payer_id, urgent,
                           said_at, arrived_at, status, reason, share_with_team)
-SELECT app_workspace_id(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $16, $17,
+SELECT app_workspace_id(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
+       CASE WHEN g.memory_on THEN $16 ELSE 'not_read' END,
+       CASE WHEN g.memory_on THEN $17 ELSE 'agent_memory_off' END,
        COALESCE((SELECT COALESCE(p.value, true)
                    FROM members m
                    LEFT JOIN member_preferences p
                           ON p.workspace_id = m.workspace_id AND p.member_id = m.id
                          AND p.key = 'memory.shareWithTeam'
                   WHERE m.workspace_id = app_workspace_id() AND m.id = $15), false)
+  FROM (SELECT item_memory_on($3::uuid, $5::uuid, $6::uuid) AS memory_on) g
 RETURNING id, kind, owner_kind, owner_id, private_to, payer_kind, payer_id, share_with_team,
           urgent, said_at, arrived_at, status, reason;
 

@@ -6,7 +6,8 @@
 -- words it is, its attachments' names only, never its quoted history, only mail classified in
 -- the $4 before this pass's time $3 (mail_window, migration 0018); and why it is no longer to
 -- be read: its important mail deleted, its personal mailbox's learnFromEmail off now or turned
--- on again since it was received, or its important mail classified before that reach).
+-- on again since it was received, or its important mail classified before that reach); and
+-- whether it came through an agent whose memory is off now (item_memory_on).
 SELECT i.id, i.kind, i.private_to, i.payer_kind, i.payer_id, i.share_with_team, i.urgent,
        i.said_at, i.arrived_at, i.proposal_id, i.meeting_id,
        m.text AS message_text, m.speaker_kind AS message_speaker_kind,
@@ -50,6 +51,7 @@ SELECT i.id, i.kind, i.private_to, i.payer_kind, i.payer_id, i.share_with_team, 
                  ON l.workspace_id = w.workspace_id AND l.message_id = w.id
               GROUP BY l.record_id
               ORDER BY min(w.sent_at), min(l.position)) AS mail_records,
+       NOT item_memory_on(i.message_id, i.run_id, i.proposal_id) AS memory_off,
        COALESCE(length(m.text), length(t.transcript), length(u.mission) + length(u.messages::text),
                 length(p.text), (SELECT sum(length(w.text)) FROM mail_window(x, $3, $4) w),
                 0) AS text_length
@@ -76,6 +78,18 @@ SELECT id FROM memory_items
  WHERE workspace_id = app_workspace_id() AND id = ANY ($1) AND status = 'waiting'
  ORDER BY id
    FOR UPDATE;
+
+-- name: close_items
+-- Waiting items ($1) that will not be read after all, with their reason ($2); a proposal
+-- among them is not read either, its reason as its verdict, decided at $3.
+WITH closed AS (
+    UPDATE memory_items SET status = 'not_read', reason = $2, deferred_until = NULL
+     WHERE workspace_id = app_workspace_id() AND id = ANY ($1) AND status = 'waiting'
+    RETURNING proposal_id
+)
+UPDATE memory_proposals SET status = 'not_read', verdict = $2, decided_at = $3
+ WHERE workspace_id = app_workspace_id() AND status = 'waiting'
+   AND id IN (SELECT proposal_id FROM closed);
 
 -- name: workspace_facts
 -- The workspace's name, whether it has AI credits, and its allowances as set (NULL: default).

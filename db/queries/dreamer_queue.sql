@@ -20,5 +20,5 @@ UPDATE pgqueuer AS job
    AND job.execute_after > now() + d.delay;
 
 -- name: queue_job_counts
--- The queue's jobs by entrypoint and state (migration 0025's function; no payload, no workspace).
+-- The queue's jobs by entrypoint and state (migration 0022's function; no payload, no workspace).
 SELECT entrypoint, state, jobs FROM queue_job_counts() ORDER BY entrypoint, state;

@@ -1,9 +1,11 @@
 -- name: search_memory
 -- Memory pages whose souvenirs hold the words of $1, best souvenir per page, among the pages the
 -- caller may read ($2 readable objects, $3 person): ranked, $4 at most, with how many pages
--- match among the best $5 readable souvenirs (memory_line_matches, through the index).
+-- match among the best $5 readable souvenirs (memory_line_matches, through the index); none
+-- when the caller is an agent ($6) with memory off (agent_memory_on).
 WITH matches AS (
     SELECT * FROM memory_line_matches(search_query($1), $2, $3, $5)
+     WHERE agent_memory_on($6::uuid)
 ),
 hits AS (
     SELECT DISTINCT ON (l.page_id) l.page_id, l.key, l.text, l.type, l.day, l.rank
@@ -19,10 +21,12 @@ SELECT h.page_id, mr.label AS name, p.about_kind, p.subject_id, h.key, h.text, h
  LIMIT $4;
 
 -- name: recall_memory
--- Souvenirs holding the words of $1 on the pages the caller may read, best first, $4 at most.
+-- Souvenirs holding the words of $1 on the pages the caller may read, best first, $4 at most;
+-- none when the caller is an agent ($5) with memory off (agent_memory_on).
 SELECT l.page_id, mr.label AS name, l.key, l.text, l.type, l.day, l.rank
   FROM memory_line_matches(search_query($1), $2, $3, $4) l
   JOIN records mr ON mr.workspace_id = app_workspace_id() AND mr.id = l.page_id
+ WHERE agent_memory_on($5::uuid)
  ORDER BY l.rank DESC, l.page_id, l.position;
 
 -- name: search_skills

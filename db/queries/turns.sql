@@ -36,12 +36,13 @@ SELECT (SELECT jsonb_build_object('cards', c.cards, 'budget', c.budget, 'profile
 -- ($3, whose role reads $2) may read it. Per record: the attributes of its first $5 principal
 -- values that hold something, up to $6
 -- readable related records (what it points to, then what points to it, newest first), its last
--- change, and, when the role reads memory, its page's souvenirs and the person's own souvenirs
--- about it, as stored (lines_shown shows them to the reader).
+-- change, and, when the role reads memory and the turn's agent $7 has memory on
+-- (agent_memory_on), its page's souvenirs and the person's own souvenirs about it, as stored
+-- (lines_shown shows them to the reader).
 WITH memory AS (
     SELECT EXISTS (SELECT 1 FROM objects o
                     WHERE o.workspace_id = app_workspace_id() AND o.slug = 'memory'
-                      AND o.id = ANY ($2)) AS readable
+                      AND o.id = ANY ($2)) AND agent_memory_on($7::uuid) AS readable
 ),
 wanted AS (
     SELECT w.id, w.ord FROM unnest($1::uuid[]) WITH ORDINALITY AS w(id, ord)
@@ -135,7 +136,7 @@ SELECT c.ord, c.source, r.id, r.label, o.slug AS object, o.singular AS object_na
 -- name: profile_lines
 -- The profiles an agent reads at the start of a conversation, as stored: the workspace's, the
 -- person's ($1; without its souvenirs about records) and the agent's ($2), when the role
--- (reading the objects $3) reads memory.
+-- (reading the objects $3) reads memory and the agent has memory on (agent_memory_on).
 SELECT p.about_kind, mr.label AS name,
        COALESCE(jsonb_agg(to_jsonb(l) - 'workspace_id' - 'page_id' - 'search_vector'
                           ORDER BY l.position) FILTER (WHERE l.position IS NOT NULL), '[]')
@@ -149,6 +150,7 @@ SELECT p.about_kind, mr.label AS name,
    AND EXISTS (SELECT 1 FROM objects o
                 WHERE o.workspace_id = app_workspace_id() AND o.slug = 'memory'
                   AND o.id = ANY ($3))
+   AND agent_memory_on($2::uuid)
    AND (p.about_kind = 'workspace'
         OR (p.about_kind = 'member' AND p.member_id = $1)
         OR (p.about_kind = 'agent' AND p.agent_id = $2))

@@ -12,6 +12,7 @@ import asyncpg
 from db import dreamer, memory_proposals, records
 from db.dreamer import ConversationRow
 from db.memory_proposals import ProposalRow
+from resolvers.agents.agents import memory_on
 from resolvers.common import clock, ids
 from resolvers.common.errors import Code, DomainError, Problem, invalid, not_found
 from resolvers.common.principals import Principal
@@ -60,9 +61,7 @@ async def propose(
             problems.extend(error.problems)
     if problems:
         raise invalid(problems)
-    memory_object = await records.object_id(conn, MEMORY_OBJECT)
-    if memory_object is None or not principal.may("read", memory_object):
-        raise DomainError(Code.FORBIDDEN, "Your role has no access to memory.")
+    await _may_propose(conn, principal)
     if record_id is not None:
         readable = await records.readable_records(
             conn, [record_id], principal.readable_objects, principal.person_id
@@ -98,6 +97,16 @@ async def propose(
             )
         await arrive(conn, proposal_item(row.id, principal.person_id, now, status))
     return row
+
+
+async def _may_propose(conn: asyncpg.Connection, principal: Principal) -> None:
+    """FORBIDDEN unless the caller's role reads memory and, for an agent, its tool groups hold
+    ``memory``."""
+    memory_object = await records.object_id(conn, MEMORY_OBJECT)
+    if memory_object is None or not principal.may("read", memory_object):
+        raise DomainError(Code.FORBIDDEN, "Your role has no access to memory.")
+    if not await memory_on(conn, principal):
+        raise DomainError(Code.FORBIDDEN, "This agent's tool groups leave memory out.")
 
 
 def _conversation_problems(principal: Principal, conversation_id: str | None) -> list[Problem]:

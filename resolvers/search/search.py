@@ -13,6 +13,7 @@ import asyncpg
 
 from db import search as search_db
 from db.search import SkillHit
+from resolvers.agents.agents import caller_agent
 from resolvers.common import clock, ids
 from resolvers.common.errors import Problem, invalid
 from resolvers.common.pages import DEFAULT_PAGE_SIZE
@@ -91,7 +92,8 @@ async def search(
     capped = False
     workspace = principal.workspace_id
     if "memory" in objects:
-        found = await search_db.search_memory(conn, query, readable, person, first)
+        agent = caller_agent(principal)
+        found = await search_db.search_memory(conn, query, readable, person, first, agent)
         total += found[0].total if found else 0
         capped = bool(found) and found[0].matched >= search_db.MEMORY_CANDIDATES
         hits += [
@@ -218,7 +220,8 @@ async def recall(
     terms = query_text(query) if query else None
     memories: list[RecalledMemory] = []
     if terms is not None:
-        found = await search_db.recall_memory(conn, terms, readable, person, limit)
+        agent = caller_agent(principal)
+        found = await search_db.recall_memory(conn, terms, readable, person, limit, agent)
         memories = [RecalledMemory(h.name, h.type, h.text, h.day) for h in found]
         skill_rows = await search_db.search_skills(conn, terms, readable, person, limit)
     else:

@@ -220,7 +220,14 @@ async def _read(
     rows: list[CardRow] = []
     if stored.turn is None:
         rows = await turns.card_records(
-            conn, turn.wanted, readable, turn.person, PROFILE_RECORDS, CARD_VALUES, CARD_RELATED
+            conn,
+            turn.wanted,
+            readable,
+            turn.person,
+            PROFILE_RECORDS,
+            CARD_VALUES,
+            CARD_RELATED,
+            turn.agent,
         )
     profile_rows: list[ProfileRow] = []
     kept_profiles = _kept_profiles(stored)

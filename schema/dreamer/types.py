@@ -50,7 +50,8 @@ class IntakeItem:
     status: MemoryItemStatus
     reason: str | None = strawberry.field(
         description="Why it is not read: too_few_messages, agent_read_another_conversation,"
-        " run_not_retried_failed_or_answered, no_linked_records."
+        " run_not_retried_failed_or_answered, no_linked_records, agent_memory_off (its"
+        " agent's tool groups leave memory out)."
     )
     urgent: bool = strawberry.field(
         description="A remember-request or a proposal: its pass waits only a few minutes."

@@ -14,6 +14,7 @@ import asyncpg
 import httpx
 import pytest
 
+from db import agents as db_agents
 from db import mail as db_mail
 from db.identity import insert_actor
 from db.pool import begin_workspace, create_pool
@@ -547,6 +548,31 @@ async def test_the_search_match_sees_one_workspace_only(pool, two):
         ]
     # Both workspaces hold "Acme pays late" souvenirs (see fill): only A's are found.
     assert texts == ["A Acme pays late"]
+
+
+async def test_an_agents_tool_groups_are_read_and_set_in_its_workspace_only(pool, owner, two):
+    a, b = two
+    theirs = await owner.fetchval(
+        "SELECT id FROM agents WHERE workspace_id = $1 AND name = 'Scout'", b.id
+    )
+    async with pool.acquire() as conn:
+        tx = conn.transaction()
+        await tx.start()
+        try:
+            await conn.execute("SELECT app_begin_workspace($1)", b.id)
+            assert await db_agents.memory_on(conn, theirs) is True
+            await conn.execute("SELECT set_config('app.workspace_id', $1, true)", str(a.id))
+            # B's agent is unknown in A: its groups are neither changed nor read from there.
+            assert await db_agents.set_tool_groups(conn, theirs, ["core"]) is None
+            assert await db_agents.memory_on(conn, theirs) is False
+            assert [row.name for row in await db_agents.agents(conn)] == ["Scout"]
+            assert theirs not in [row.id for row in await db_agents.agents(conn)]
+        finally:
+            await tx.rollback()
+    assert await owner.fetchval("SELECT tool_groups FROM agents WHERE id = $1", theirs) == [
+        "core",
+        "memory",
+    ]
 
 
 async def test_app_role_cannot_truncate_nor_touch_migrations_nor_create(owner):

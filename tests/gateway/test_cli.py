@@ -25,7 +25,7 @@ import pytest
 from db.migrate import migrations
 from db.pool import connect, create_pool
 from gateway.app import create_app
-from gateway.demo import DEMO_MEMBER_EMAIL, DEMO_WORKSPACE_ID
+from gateway.demo import DEMO_AGENT_WITHOUT_MEMORY, DEMO_MEMBER_EMAIL, DEMO_WORKSPACE_ID
 from gateway.settings import Settings
 from resolvers.common.principals import TOKEN_SHAPE
 
@@ -182,6 +182,50 @@ async def test_demo_memory_shows_a_private_source_only_as_its_kind_owner_and_day
     content = page["memoryPageByRecord"]["content"]
     assert "→ deal from Bob Durand, 2026-10-23 — Bob Durand" in content
     assert "record:" not in content
+
+
+async def test_demo_has_an_agent_with_memory_and_one_without(demo_db):
+    dsn, _ = demo_db
+    token = demo_token((await skillmem(dsn, "demo")).stdout)
+    turn = (
+        "query($m: String!) { turnContext(input: {message: $m}) {"
+        " profiles { workspace } cards { label souvenirs { line } } } }"
+    )
+    async with api(dsn) as client:
+        found = await data(
+            client,
+            token,
+            '{ agents { name toolGroups } records(object: "companies",'
+            ' filter: {labelContains: "Acme"}) { nodes { id } } }',
+        )
+        assert found["agents"] == [
+            {"name": DEMO_AGENT_WITHOUT_MEMORY, "toolGroups": ["core"]},
+            {"name": "Scout", "toolGroups": ["core", "memory"]},
+        ]
+        message = f"@[Acme](record:{found['records']['nodes'][0]['id']}) news?"
+        seen = {}
+        for agent in ("Scout", DEMO_AGENT_WITHOUT_MEMORY):
+            made = await skillmem(
+                dsn,
+                "token",
+                "create",
+                "--workspace",
+                str(DEMO_WORKSPACE_ID),
+                "--agent",
+                agent,
+                "--for",
+                DEMO_MEMBER_EMAIL,
+            )
+            assert made.returncode == 0, made.stderr
+            seen[agent] = (await data(client, made.stdout.strip(), turn, {"m": message}))[
+                "turnContext"
+            ]
+    [scout_card] = seen["Scout"]["cards"]
+    [ledger_card] = seen[DEMO_AGENT_WITHOUT_MEMORY]["cards"]
+    assert scout_card["label"] == ledger_card["label"] == "Acme"
+    assert scout_card["souvenirs"] and seen["Scout"]["profiles"]["workspace"]
+    assert ledger_card["souvenirs"] == []
+    assert seen[DEMO_AGENT_WITHOUT_MEMORY]["profiles"]["workspace"] is None
 
 
 async def test_token_create_for_an_api_key(demo_db):

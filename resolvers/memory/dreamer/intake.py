@@ -54,6 +54,9 @@ TOO_FEW_MESSAGES = "too_few_messages"
 AGENT_READ_ANOTHER = "agent_read_another_conversation"
 RUN_NOT_READ = "run_not_retried_failed_or_answered"
 NO_LINKED_RECORDS = "no_linked_records"
+# It came through an agent whose tool groups leave memory out (item_memory_on, migration 0019):
+# written so by insert_item on arrival, and by a pass for one waiting when the group went off.
+AGENT_MEMORY_OFF = "agent_memory_off"
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,7 @@ from resolvers.common import clock
 from resolvers.memory.dreamer import apply, guard, schedule
 from resolvers.memory.dreamer.batching import BatchTiming
 from resolvers.memory.dreamer.gather import gather, named_actors
+from resolvers.memory.dreamer.intake import AGENT_MEMORY_OFF
 from resolvers.memory.dreamer.reader import Reader, ReaderAnswer, ReaderError
 from resolvers.memory.dreamer.rules import RulesReader
 from resolvers.memory.dreamer.spend import Prices, cost_usd
@@ -165,6 +166,7 @@ async def _pass(conn: asyncpg.Connection, owner: DueOwner, settings: PassSetting
             conn, owner.owner_kind, owner.owner_id, started, exchanges.REACH
         )
         rows = await exchanges.without_closed(conn, rows)
+        rows = await _without_memory_off(conn, rows, started)
         if not rows:
             return PassReport(owner, note="nothing waiting")
         facts = await dreamer_pass.workspace_facts(conn)
@@ -189,6 +191,17 @@ async def _pass(conn: asyncpg.Connection, owner: DueOwner, settings: PassSetting
     report = await _write(conn, owner, settings, facts, readable, answer, started)
     cut = len(readable) < len(allowed) and report.read > 0
     return replace(report, waiting=len(rows) - report.read, note=note or report.note, cut=cut)
+
+
+async def _without_memory_off(
+    conn: asyncpg.Connection, rows: Sequence[asyncpg.Record], now: datetime
+) -> list[asyncpg.Record]:
+    """A pass's waiting rows but those that came through an agent whose memory is off now
+    (``waiting_items``' memory_off), which are not read now (a proposal's too)."""
+    off = [row["id"] for row in rows if row["memory_off"]]
+    if off:
+        await dreamer_pass.close_items(conn, off, AGENT_MEMORY_OFF, now)
+    return [row for row in rows if not row["memory_off"]]
 
 
 def capped(rows: Sequence[asyncpg.Record]) -> list[asyncpg.Record]:

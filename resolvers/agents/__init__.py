@@ -1,0 +1,1 @@
+"""Agents: their tool groups, created and configured by admins."""

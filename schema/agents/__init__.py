@@ -1,0 +1,1 @@
+"""Agents and their tool groups: the agents query, createAgent and setAgentToolGroups."""
