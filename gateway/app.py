@@ -20,6 +20,7 @@ from db.migrate import apply_migrations
 from db.pool import api_dsn, connect, create_pool
 from gateway.http import dreamer, health, mail, memory, records, responses, skills
 from gateway.http.auth import PrincipalMiddleware
+from gateway.http.cors import cors_middleware
 from gateway.http.graphiql import GRAPHIQL_HTML
 from gateway.http.graphql import GraphQLEndpoint
 from gateway.settings import Settings
@@ -152,6 +153,7 @@ def create_app(
     app = Starlette(
         routes=routes(settings),
         middleware=[
+            cors_middleware(settings),
             Middleware(
                 PrincipalMiddleware,
                 graphiql_enabled=settings.introspection,
