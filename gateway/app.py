@@ -12,10 +12,11 @@ from typing import Any
 import asyncpg
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.routing import BaseRoute, Mount, Route
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
 from db.embedded import start_embedded
+from db.events import Listener
 from db.migrate import apply_migrations
 from db.pool import api_dsn, connect, create_pool
 from gateway.http import dreamer, health, mail, memory, records, responses, skills
@@ -23,6 +24,7 @@ from gateway.http.auth import PrincipalMiddleware
 from gateway.http.cors import cors_middleware
 from gateway.http.graphiql import GRAPHIQL_HTML
 from gateway.http.graphql import GraphQLEndpoint
+from gateway.http.subscriptions import SubscriptionView
 from gateway.settings import Settings
 from gateway.worker.config import pass_settings, worker_options
 from gateway.worker.runner import Worker
@@ -83,6 +85,17 @@ async def background_worker(
         await pool.close()
 
 
+@contextlib.asynccontextmanager
+async def listening(dsn: str) -> AsyncIterator[Listener]:
+    """The process's listener for subscriptions' events (db/events.py) for the block."""
+    events = Listener(dsn)
+    await events.start()
+    try:
+        yield events
+    finally:
+        await events.stop()
+
+
 def lifespan_for(
     settings: Settings, pool: asyncpg.Pool | None, on_ready: Any
 ) -> Callable[[Starlette], contextlib.AbstractAsyncContextManager[None]]:
@@ -106,7 +119,11 @@ def lifespan_for(
         if on_ready is not None:
             await on_ready(app.state.pool)
         try:
-            async with background_worker(settings, dsn, request_dsn(settings, dsn)) as worker:
+            async with (
+                listening(request_dsn(settings, dsn)) as events,
+                background_worker(settings, dsn, request_dsn(settings, dsn)) as worker,
+            ):
+                app.state.events = events
                 app.state.worker = worker
                 yield
         finally:
@@ -126,6 +143,7 @@ def routes(settings: Settings) -> list[BaseRoute]:
     )
     return [
         Route("/graphql", endpoint.handle, methods=["GET", "POST"]),
+        WebSocketRoute("/graphql", SubscriptionView(endpoint, settings)),
         Route("/v1/records", records.post_records, methods=["POST"]),
         Route("/v1/records/{object}/{id}/memory", memory.delete_record_souvenir, methods=["PATCH"]),
         Route("/users/me/preferences/{key}", memory.put_preference, methods=["PUT"]),
@@ -165,4 +183,5 @@ def create_app(
     )
     app.state.pool = pool
     app.state.worker = None
+    app.state.events = None
     return app
