@@ -21,6 +21,7 @@ from websockets.exceptions import ConnectionClosed
 
 from db import identity
 from db.pool import begin_workspace
+from resolvers.common.principals import issue_token
 from tests.factories import codes, company, data, local
 from tests.factories import gql as post_gql
 from tests.gateway.server import serving_app
@@ -130,6 +131,21 @@ async def test_a_line_on_a_page_the_subscriber_may_not_read_is_not_heard(pool, w
         await dream_at(pool, ws, later + SOON)
         got = (await asyncio.wait_for(first, WAIT_SECONDS))["memoryUpdated"]
     assert got["line"].startswith("- Acme wants every message in French.")
+
+
+async def test_a_token_revoked_since_ends_the_subscription(pool, ws, server, stand):
+    async with pool.acquire() as conn, conn.transaction():
+        await begin_workspace(conn, ws.id)
+        token = await issue_token(conn, "member", member_id=ws.members["member"], purpose="cli")
+    async with subscribed(server, token, MEMORY_UPDATED, "memory", ws.id) as first:
+        async with pool.acquire() as conn, conn.transaction():
+            await begin_workspace(conn, ws.id)
+            assert await identity.revoke_tokens_by_purpose(conn, "cli") == 1
+        stand(T0)
+        await said(pool, ws, "member", "Remember: I always drink tea at 4pm.", T0)
+        await dream_at(pool, ws, T0 + SOON)
+        with pytest.raises(StopAsyncIteration):
+            await asyncio.wait_for(first, WAIT_SECONDS)
 
 
 async def test_a_proposer_hears_its_proposal_decided_and_not_anothers(
