@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
@@ -168,6 +171,45 @@ async def test_a_proposer_hears_its_proposal_decided_and_not_anothers(
         "status": "WRITTEN",
         "verdict": "written",
     }
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_subscriber() -> str:
+    """The Python subscriber of README.md's "Subscriptions" section."""
+    text = README.read_text()
+    section = text[text.index("### Subscriptions") : text.index("### CORS")]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+async def test_the_readme_subscriber_prints_the_line_of_a_pass(pool, ws, server, stand, tmp_path):
+    base_url, app = server
+    acme = await company(pool, ws, "Acme")
+    script = tmp_path / "subscribe.py"
+    script.write_text(readme_subscriber())
+    env = {
+        **os.environ,
+        "TOKEN": ws.tokens["member"],
+        "SKILLMEM_WS_URL": base_url.replace("http://", "ws://") + "/graphql",
+    }
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, str(script), env=env, stdout=asyncio.subprocess.PIPE
+    )
+    try:
+        await until_subscribed(app, "memory", ws.id)
+        stand(T0)
+        text = f"Remember: {mention('Acme', acme)} wants every message in French."
+        await said(pool, ws, "member", text, T0)
+        await dream_at(pool, ws, T0 + SOON)
+        assert child.stdout is not None
+        printed = await asyncio.wait_for(child.stdout.readline(), WAIT_SECONDS)
+    finally:
+        child.kill()
+        await child.wait()
+    assert printed.decode().startswith(
+        "Memory updated · Acme: - Acme wants every message in French."
+    )
 
 
 async def close_code(server: Any, init: dict[str, Any] | None) -> int:
