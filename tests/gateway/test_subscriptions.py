@@ -107,6 +107,27 @@ async def test_a_subscriber_hears_its_passs_line_and_no_one_elses(pool, ws, ws2,
     assert got["line"].endswith("[relation]")
 
 
+async def test_a_pass_run_by_another_process_is_heard(pool, dsn, ws, server, stand):
+    acme = await company(pool, ws, "Acme")
+    async with subscribed(server, ws.tokens["member"], MEMORY_UPDATED, "memory", ws.id) as first:
+        stand(T0)
+        text = f"Remember: {mention('Acme', acme)} wants every message in French."
+        await said(pool, ws, "member", text, T0)
+        owner = [dsn, str(ws.id), "member", str(ws.members["member"])]
+        child = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "tests.gateway.pass_child",
+            *owner,
+            cwd=README.parent,
+            stdout=asyncio.subprocess.PIPE,
+        )
+        written, _ = await asyncio.wait_for(child.communicate(), WAIT_SECONDS)
+        assert (child.returncode, written.strip()) == (0, b"1")
+        got = (await asyncio.wait_for(first, WAIT_SECONDS))["memoryUpdated"]
+    assert got["line"].startswith("- Acme wants every message in French.")
+
+
 async def memory_read(pool, ws, allowed: bool) -> None:
     """Grant or take away the member role's right to read memory."""
     async with pool.acquire() as conn, conn.transaction():
