@@ -19,8 +19,8 @@ from inspect import isawaitable
 from typing import Any, cast
 
 import asyncpg
+from graphql import DocumentNode, GraphQLError, OperationType, subscribe
 from graphql import ExecutionResult as CoreResult
-from graphql import GraphQLError, OperationType, subscribe
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.websockets import WebSocket
@@ -33,12 +33,12 @@ from strawberry.types.execution import PreExecutionError
 from strawberry.types.unset import UnsetType
 
 from gateway.http.cors import origin_allowed
-from gateway.http.graphql import GraphQLEndpoint, Params, Refusal
+from gateway.http.graphql import GraphQLEndpoint, Params, Refusal, checked_params
 from gateway.settings import Settings
 from resolvers.common.errors import Code
 from resolvers.common.principals import principal_for_token
 from schema.context import SubscriptionContext
-from schema.errors import DB_DOWN, format_error
+from schema.errors import DB_DOWN, error_body, format_error
 
 log = logging.getLogger("skillmem.subscriptions")
 
@@ -81,12 +81,14 @@ class SubscriptionStream:
         operation_name: str | None = None,
         **_: Any,
     ) -> AsyncIterator[ExecutionResult]:
-        return self.results(Params(query or "", variable_values, operation_name), context_value)
+        raw = {"query": query, "variables": variable_values, "operationName": operation_name}
+        return self.results(raw, context_value)
 
     async def results(
-        self, params: Params, context: SubscriptionContext
+        self, raw: dict[str, Any], context: SubscriptionContext
     ) -> AsyncIterator[ExecutionResult]:
         try:
+            params = checked_params(raw)
             document = self.document(params)
         except Refusal as refusal:
             yield PreExecutionError(None, [Formatted(e) for e in refusal.body["errors"]])
@@ -111,23 +113,20 @@ class SubscriptionStream:
             failed = GraphQLError(str(error), original_error=error)
             yield ExecutionResult(None, [Formatted(format_error(failed, context.request_id))])
 
-    def document(self, params: Params) -> Any:
-        if not params.query.strip():
-            raise Refusal(400, {"errors": [{"message": "The operation carries no query."}]})
+    def document(self, params: Params) -> DocumentNode:
+        """The subscription to run (parsed, validated and checked as over HTTP), or Refusal."""
         prepared, operation = self.endpoint.prepared(params)
         if operation.operation is not OperationType.SUBSCRIPTION:
             message = "Only subscriptions are served over WebSocket; send queries and mutations"
-            refused = format_error(GraphQLError(message + " over HTTP."), "", request_code=_V)
-            raise Refusal(400, {"errors": [refused]})
+            body = error_body(Code.GRAPHQL_VALIDATION_FAILED, f"{message} over HTTP.")
+            raise Refusal(400, body)
         self.endpoint.check_values(prepared, operation, params)
+        assert prepared.document is not None  # prepared() refuses a document that is none
         return prepared.document
 
     @staticmethod
     def errors(result: CoreResult, context: SubscriptionContext) -> list[GraphQLError]:
         return [Formatted(format_error(e, context.request_id)) for e in result.errors or []]
-
-
-_V = Code.GRAPHQL_VALIDATION_FAILED
 
 
 class SubscriptionView(GraphQL[SubscriptionContext, None]):

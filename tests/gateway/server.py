@@ -27,14 +27,16 @@ def serving(dsn: str) -> Iterator[str]:
 
 
 @contextmanager
-def serving_app(dsn: str) -> Iterator[tuple[str, Starlette]]:
-    """``serving``, with the app served (its state: the pool, the subscriptions' listener)."""
+def serving_app(dsn: str, **more: object) -> Iterator[tuple[str, Starlette]]:
+    """``serving``, with the app served (its state: the pool, the subscriptions' listener), and
+    ``more`` settings."""
     settings = Settings(
         database_url=dsn,
         database_app_url=api_dsn(dsn),
         pool_min_size=1,
         pool_max_size=4,
         worker=False,  # the tests' shared database: no Dreamer worker (test_worker.py has its own)
+        **more,  # type: ignore[arg-type]
     )
     app = create_app(settings)
     sock = socket.socket()

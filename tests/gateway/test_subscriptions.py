@@ -20,7 +20,7 @@ from gql import Client, gql
 from gql.transport.exceptions import TransportConnectionFailed, TransportQueryError
 from gql.transport.websockets import WebsocketsTransport
 from starlette.applications import Starlette
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from db import identity
 from db.pool import begin_workspace
@@ -44,9 +44,12 @@ def server(dsn: str) -> Any:
         yield served
 
 
-def transport(base_url: str, init: dict[str, Any] | None) -> WebsocketsTransport:
+def transport(
+    base_url: str, init: dict[str, Any] | None, origin: str | None = None
+) -> WebsocketsTransport:
     return WebsocketsTransport(
         url=base_url.replace("http://", "ws://") + "/graphql",
+        headers={"Origin": origin} if origin else None,
         init_payload=init,
         subprotocols=[WebsocketsTransport.GRAPHQLWS_SUBPROTOCOL],
     )
@@ -256,6 +259,26 @@ async def close_code(server: Any, init: dict[str, Any] | None) -> int:
 )
 async def test_a_connection_without_a_valid_token_is_closed_4403(server, init):
     assert await close_code(server, init) == 4403
+
+
+@pytest.fixture(scope="module")
+def browser_server(dsn: str) -> Any:
+    with serving_app(dsn, cors_origins="http://localhost:5173") as served:
+        yield served
+
+
+async def test_a_browser_connects_only_from_an_origin_cors_lets_in(ws, browser_server):
+    base_url, _ = browser_server
+    init = {"authorization": f"Bearer {ws.tokens['member']}"}
+    async with Client(transport=transport(base_url, init, "http://localhost:5173")):
+        pass
+    refused = transport(base_url, init, "https://elsewhere.example")
+    with pytest.raises(TransportConnectionFailed) as failed:
+        async with Client(transport=refused):
+            pass
+    handshake = failed.value.__cause__
+    assert isinstance(handshake, InvalidStatus)
+    assert handshake.response.status_code == 403
 
 
 async def test_an_api_key_is_refused_memory_updated(ws, server):
