@@ -21,6 +21,8 @@ CHANNEL = "skillmem_events"
 KINDS = ("memory", "proposal")
 # A subscriber that falls this far behind loses the oldest events.
 QUEUE_SIZE = 1_000
+# How long starting waits for the first LISTEN (the app starts anyway, and listens later).
+START_SECONDS = 10.0
 # How often the connection is checked when nothing arrives, and the longest wait to reconnect.
 CHECK_SECONDS = 30.0
 RECONNECT_FIRST_SECONDS = 0.5
@@ -50,19 +52,26 @@ def parse(payload: str) -> Event | None:
 class Listener:
     """The process's one LISTEN connection and its subscribers' queues."""
 
-    def __init__(self, dsn: str) -> None:
+    def __init__(self, dsn: str, name: str = "skillmem-events") -> None:
         self.dsn = dsn
+        # The connection's application_name (pg_stat_activity shows it).
+        self.name = name
+        # How many times it started listening (1, then one more each time it listened again).
+        self.connections = 0
         self.queues: dict[tuple[str, UUID], set[asyncio.Queue[Event | None]]] = {}
         self.listening = asyncio.Event()
         self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
-        """Connect and listen (the first time, before returning), then stay connected."""
+        """Connect and listen (waiting at most START_SECONDS for the first time), then stay
+        connected."""
         self._task = asyncio.create_task(self._run())
         ready = asyncio.create_task(self.listening.wait())
-        await asyncio.wait([ready, self._task], return_when=asyncio.FIRST_COMPLETED)
-        ready.cancel()
+        await asyncio.wait([ready], timeout=START_SECONDS)
+        if not ready.done():
+            ready.cancel()
+            log.warning("events: not listening yet; subscriptions hear nothing until then")
 
     async def stop(self) -> None:
         """Stop listening; every subscription ends."""
@@ -116,13 +125,24 @@ class Listener:
 
     async def _listen(self) -> None:
         """Listen on one connection until it is lost (raises) or the listener stops."""
-        conn = await asyncpg.connect(self.dsn, timeout=10)
+        conn = await asyncpg.connect(
+            self.dsn, timeout=10, server_settings={"application_name": self.name}
+        )
+        lost = asyncio.Event()
+        conn.add_termination_listener(lambda _: lost.set())
         try:
             await conn.add_listener(CHANNEL, self._received)
+            self.connections += 1
             self.listening.set()
             while not self._stopping.is_set():
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._stopping.wait(), CHECK_SECONDS)
+                either = [asyncio.ensure_future(e.wait()) for e in (self._stopping, lost)]
+                await asyncio.wait(
+                    either, timeout=CHECK_SECONDS, return_when=asyncio.FIRST_COMPLETED
+                )
+                for waiting in either:
+                    waiting.cancel()
+                if lost.is_set():
+                    raise ConnectionError("the connection was closed")
                 if not self._stopping.is_set():
                     await conn.fetchval("SELECT 1", timeout=10)
         finally:
