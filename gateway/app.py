@@ -14,10 +14,11 @@ from opentelemetry.instrumentation.asgi import OpenTelemetryMiddleware
 from opentelemetry.sdk.trace import TracerProvider
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.routing import BaseRoute, Mount, Route
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
 from db.embedded import start_embedded
+from db.events import Listener
 from db.migrate import apply_migrations
 from db.pool import api_dsn, connect, create_pool
 from gateway.http import (
@@ -32,9 +33,11 @@ from gateway.http import (
     skills,
 )
 from gateway.http.auth import PrincipalMiddleware
+from gateway.http.cors import cors_middleware
 from gateway.http.graphiql import GRAPHIQL_HTML
 from gateway.http.graphql import GraphQLEndpoint
 from gateway.http.metrics import METRICS_PATH, MetricsMiddleware, metrics_endpoint, span_details
+from gateway.http.subscriptions import SubscriptionView
 from gateway.mcp.http import MCP_PATH, McpEndpoint, with_mcp
 from gateway.observe import tracing
 from gateway.settings import Settings
@@ -97,6 +100,17 @@ async def background_worker(
         await pool.close()
 
 
+@contextlib.asynccontextmanager
+async def listening(dsn: str) -> AsyncIterator[Listener]:
+    """The process's listener for subscriptions' events (db/events.py) for the block."""
+    events = Listener(dsn)
+    await events.start()
+    try:
+        yield events
+    finally:
+        await events.stop()
+
+
 def lifespan_for(
     settings: Settings, pool: asyncpg.Pool | None, on_ready: Any
 ) -> Callable[[Starlette], contextlib.AbstractAsyncContextManager[None]]:
@@ -120,7 +134,11 @@ def lifespan_for(
         if on_ready is not None:
             await on_ready(app.state.pool)
         try:
-            async with background_worker(settings, dsn, request_dsn(settings, dsn)) as worker:
+            async with (
+                listening(request_dsn(settings, dsn)) as events,
+                background_worker(settings, dsn, request_dsn(settings, dsn)) as worker,
+            ):
+                app.state.events = events
                 app.state.worker = worker
                 yield
         finally:
@@ -146,6 +164,7 @@ def routes(settings: Settings) -> list[BaseRoute]:
     return [
         *documented,
         Route("/graphql", endpoint.handle, methods=["GET", "POST"]),
+        WebSocketRoute("/graphql", SubscriptionView(endpoint, settings)),
         Route("/v1/records", records.post_records, methods=["POST"]),
         Route("/v1/records/{object}/{id}/memory", memory.delete_record_souvenir, methods=["PATCH"]),
         Route("/users/me/preferences/{key}", memory.put_preference, methods=["PUT"]),
@@ -171,8 +190,8 @@ def routes(settings: Settings) -> list[BaseRoute]:
 def middleware(
     settings: Settings, app_routes: list[BaseRoute], tracer: TracerProvider | None
 ) -> list[Middleware]:
-    """Outermost first: the request's trace (when tracing is on), its metrics, then the edge
-    (token, body, transaction)."""
+    """Outermost first: the request's trace (when tracing is on), its metrics, CORS (a
+    preflight is answered before authentication), then the edge (token, body, transaction)."""
     traced = (
         []
         if tracer is None
@@ -187,6 +206,7 @@ def middleware(
     return [
         *traced,
         Middleware(MetricsMiddleware, routes=app_routes),
+        cors_middleware(settings),
         Middleware(
             PrincipalMiddleware,
             graphiql_enabled=settings.introspection,
@@ -218,4 +238,5 @@ def create_app(
     )
     app.state.pool = pool
     app.state.worker = None
+    app.state.events = None
     return app

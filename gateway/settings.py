@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import AliasChoices, Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from resolvers.memory.dreamer.batching import FULL_BATCH, GROUP_WAIT, QUICK_WAIT
 from resolvers.memory.dreamer.chat_settings import (
@@ -21,6 +22,12 @@ CHECKOUT = Path(__file__).resolve().parent.parent
 # How long a client may take to send a body before its request is answered 408 (plus time for a
 # large declared upload: gateway/http/body.py).
 BODY_READ_TIMEOUT_SECONDS = 30.0
+# The browser apps of local development `serve --demo` (and `make run`) lets in: the usual dev
+# servers' ports on localhost, and any port on 127.0.0.1.
+LOCAL_CORS_ORIGINS = ("http://localhost:3000", "http://localhost:5173")
+LOCAL_CORS_ORIGIN_REGEX = r"http://127\.0\.0\.1(:[0-9]{1,5})?"
+# An origin no allowed list names on purpose: a pattern that lets it in lets in any origin.
+_ANY_ORIGIN = "https://any-origin.invalid"
 
 
 class Settings(BaseSettings):
@@ -159,3 +166,59 @@ class Settings(BaseSettings):
         description="A job whose worker sent no heartbeat for this long (it beats every half "
         "of it) is run again by another worker.",
     )
+
+    # --- CORS (issue 13, item 3): which browser apps on other origins may call the API --------
+    cors_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Origins (scheme://host[:port]) whose browser apps may call the API and "
+        "open its WebSocket, comma-separated; none by default (`serve --demo` lets in local "
+        "development's).",
+    )
+    cors_origin_regex: str | None = Field(
+        default=None,
+        description="Origins matching this regular expression (the whole origin) are let in too.",
+    )
+    cors_allow_credentials: bool = Field(
+        default=False,
+        description="Let browsers send cookies with cross-origin requests (the API needs none: "
+        "its token travels in the Authorization header); never with a wildcard origin.",
+    )
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @model_validator(mode="after")
+    def _no_credentials_with_a_wildcard(self) -> Self:
+        """Refuse, at startup, a regular expression that does not compile and credentials with
+        a wildcard origin (a browser would then send cookies to any site's requests)."""
+        any_origin = "*" in self.cors_origins
+        if self.cors_origin_regex is not None:
+            try:
+                pattern = re.compile(self.cors_origin_regex)
+            except re.error as error:
+                message = f"SKILLMEM_CORS_ORIGIN_REGEX is not a regular expression: {error}"
+                raise ValueError(message) from None
+            any_origin = any_origin or pattern.fullmatch(_ANY_ORIGIN) is not None
+        if self.cors_allow_credentials and any_origin:
+            raise ValueError(
+                "SKILLMEM_CORS_ALLOW_CREDENTIALS=true cannot be used with a wildcard origin "
+                "('*' in SKILLMEM_CORS_ORIGINS, or a SKILLMEM_CORS_ORIGIN_REGEX matching any "
+                "origin): name each allowed origin, or turn credentials off."
+            )
+        return self
+
+    def with_local_origins(self) -> Settings:
+        """These settings, letting in local development's browser apps unless CORS origins
+        were set (`serve --demo`)."""
+        if self.cors_origins or self.cors_origin_regex is not None:
+            return self
+        return self.model_copy(
+            update={
+                "cors_origins": list(LOCAL_CORS_ORIGINS),
+                "cors_origin_regex": LOCAL_CORS_ORIGIN_REGEX,
+            }
+        )

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import asyncpg
 
+from db.events import Listener
 from resolvers.common.principals import Principal
 from schema.loaders import Loaders, make_loaders
 
@@ -22,3 +23,17 @@ class Context:
         self.loaders = make_loaders(
             self.conn, self.principal.readable_objects, self.principal.person_id
         )
+
+
+@dataclass(slots=True)
+class SubscriptionContext:
+    """What a subscription's resolvers read: the connection's principal and token (resolved
+    again for every event), the pool each event is read with, and the process's listener.
+    ``connection_params`` is the connection_init payload (Strawberry sets it)."""
+
+    pool: asyncpg.Pool
+    events: Listener | None
+    request_id: str
+    connection_params: dict[str, object] = field(default_factory=dict)
+    token: str = ""
+    principal: Principal | None = None

@@ -17,6 +17,7 @@ from schema.identity.queries import IdentityQuery
 from schema.mail.mutations import MailMutation
 from schema.memory.mutations import MemoryMutation
 from schema.memory.queries import MemoryQuery
+from schema.memory.subscriptions import Subscription
 from schema.records.mutations import RecordsMutation
 from schema.records.queries import RecordsQuery
 from schema.search.queries import SearchQuery
@@ -53,7 +54,10 @@ class Mutation(
 
 
 schema = strawberry.Schema(
-    query=Query, mutation=Mutation, config=StrawberryConfig(auto_camel_case=True)
+    query=Query,
+    mutation=Mutation,
+    subscription=Subscription,
+    config=StrawberryConfig(auto_camel_case=True),
 )
 
 use_direct_resolvers(schema._schema, schema.config)

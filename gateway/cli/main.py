@@ -9,6 +9,8 @@ import asyncio
 import logging
 import sys
 
+from pydantic import ValidationError
+
 from gateway.cli import (
     dreamer,
     load,
@@ -52,7 +54,12 @@ def main(argv: list[str] | None = None) -> int:
         return schema.schema_sdl(args)
     if args.command == "skills":
         return skills_command.skills_command(args)
-    settings = Settings()
+    try:
+        settings = Settings()
+    except ValidationError as error:
+        reasons = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in error.errors())
+        print(f"skillmem: the settings are refused: {reasons}", file=sys.stderr)
+        return 2
     if args.command == "serve":
         return serve.serve(args, settings)
     runners = {

@@ -57,6 +57,8 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
         settings.host = args.host
     if args.port:
         settings.port = args.port
+    if args.demo:
+        settings = settings.with_local_origins()
 
     async def on_ready(pool: asyncpg.Pool) -> None:
         if args.demo:

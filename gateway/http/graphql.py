@@ -261,7 +261,23 @@ class GraphQLEndpoint:
 
     def operation(self, request: Request, params: Params) -> DocumentNode:
         """The document to run, or Refusal: not parsed or valid, no such operation, a mutation
-        over GET, variables that do not coerce, or text holding NUL."""
+        over GET, a subscription (served over WebSocket), variables that do not coerce, or text
+        holding NUL."""
+        prepared, operation = self.prepared(params)
+        if operation.operation is OperationType.SUBSCRIPTION:
+            message = "Subscriptions are served over WebSocket (graphql-transport-ws) on /graphql."
+            raise Refusal(400, error_body(Code.GRAPHQL_VALIDATION_FAILED, message))
+        if request.method in SAFE_METHODS and operation.operation is not OperationType.QUERY:
+            kind = operation.operation.value
+            message = f"Only queries may be sent with GET; send {kind}s with POST."
+            body = error_body(Code.GRAPHQL_VALIDATION_FAILED, message)
+            raise Refusal(405, body, {"Allow": "POST"})
+        self.check_values(prepared, operation, params)
+        assert prepared.document is not None  # prepared() refuses a document that is none
+        return prepared.document
+
+    def prepared(self, params: Params) -> tuple[Prepared, OperationDefinitionNode]:
+        """The parsed and validated document and the operation asked for, or Refusal."""
         prepared = self.cache.get(params.query)
         if prepared.document is None:
             raise Refusal(400, {"errors": list(prepared.errors)})
@@ -276,11 +292,12 @@ class GraphQLEndpoint:
                 else "Must provide operation name if query contains multiple operations."
             )
             raise Refusal(400, error_body(Code.GRAPHQL_VALIDATION_FAILED, message))
-        if request.method in SAFE_METHODS and operation.operation is not OperationType.QUERY:
-            kind = operation.operation.value
-            message = f"Only queries may be sent with GET; send {kind}s with POST."
-            body = error_body(Code.GRAPHQL_VALIDATION_FAILED, message)
-            raise Refusal(405, body, {"Allow": "POST"})
+        return prepared, operation
+
+    def check_values(
+        self, prepared: Prepared, operation: OperationDefinitionNode, params: Params
+    ) -> None:
+        """Refusal when the variables do not coerce or the text holds NUL."""
         coerced = self.coerce(operation, params.variables)
         if coerced:
             raise Refusal(400, {"errors": coerced})
@@ -289,7 +306,6 @@ class GraphQLEndpoint:
         if refused is not None:
             problems = [p.as_dict() for p in refused.problems]
             raise Refusal(400, error_body(refused.code, refused.message, problems=problems))
-        return prepared.document
 
     async def run(
         self, request: Request, params: Params, document: DocumentNode

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import uvicorn
+from starlette.applications import Starlette
 
 from db.pool import api_dsn
 from gateway.app import create_app
@@ -21,12 +22,21 @@ SERVER_START_SECONDS = 20.0
 @contextmanager
 def serving(dsn: str) -> Iterator[str]:
     """The app under uvicorn in a thread (its own loop and pool); its base URL."""
+    with serving_app(dsn) as (base_url, _):
+        yield base_url
+
+
+@contextmanager
+def serving_app(dsn: str, **more: object) -> Iterator[tuple[str, Starlette]]:
+    """``serving``, with the app served (its state: the pool, the subscriptions' listener), and
+    ``more`` settings."""
     settings = Settings(
         database_url=dsn,
         database_app_url=api_dsn(dsn),
         pool_min_size=1,
         pool_max_size=4,
         worker=False,  # the tests' shared database: no Dreamer worker (test_worker.py has its own)
+        **more,  # type: ignore[arg-type]
     )
     app = create_app(settings)
     sock = socket.socket()
@@ -40,7 +50,7 @@ def serving(dsn: str) -> Iterator[str]:
         time.sleep(0.05)
     assert server.started, "the app did not start"
     try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}", app
     finally:
         server.should_exit = True
         thread.join(SERVER_START_SECONDS)
