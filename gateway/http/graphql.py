@@ -264,6 +264,9 @@ class GraphQLEndpoint:
         over GET, a subscription (served over WebSocket), variables that do not coerce, or text
         holding NUL."""
         prepared, operation = self.prepared(params)
+        request.scope["operation_label"] = operation_label(
+            operation.name.value if operation.name else None
+        )
         if operation.operation is OperationType.SUBSCRIPTION:
             message = "Subscriptions are served over WebSocket (graphql-transport-ws) on /graphql."
             raise Refusal(400, error_body(Code.GRAPHQL_VALIDATION_FAILED, message))
@@ -282,9 +285,6 @@ class GraphQLEndpoint:
         if prepared.document is None:
             raise Refusal(400, {"errors": list(prepared.errors)})
         operation = get_operation_ast(prepared.document, params.operation_name)
-        request.scope["operation_label"] = operation_label(
-            operation.name.value if operation is not None and operation.name else None
-        )
         if operation is None:
             message = (
                 f"Unknown operation named '{params.operation_name}'."
