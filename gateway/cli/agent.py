@@ -24,7 +24,7 @@ def register(app: typer.Typer) -> None:
 
 @group.command("create")
 def create(
-    name: Annotated[str, typer.Argument(help="The agent's name.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The agent's name.")],
     tool_group: Annotated[
         list[str] | None,
         typer.Option(

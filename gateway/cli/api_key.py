@@ -24,7 +24,9 @@ def register(app: typer.Typer) -> None:
 
 @group.command("create")
 def create(
-    name: Annotated[str, typer.Argument(help="The key's name (unique in the workspace).")],
+    name: Annotated[
+        str, typer.Argument(metavar="NAME", help="The key's name (unique in the workspace).")
+    ],
     workspace: WorkspaceOption,
     role: Annotated[
         str, typer.Option(help="The role the key acts with: admin, member, viewer or your own.")

@@ -44,8 +44,9 @@ def load_command(
     file: Annotated[
         Path,
         typer.Argument(
+            metavar="FILE",
             help='A JSON-lines file: one record per line ({"object": ..., "label": ...}); '
-            "blank lines are skipped."
+            "blank lines are skipped.",
         ),
     ],
     token: TokenOption = None,

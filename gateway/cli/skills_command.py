@@ -15,7 +15,9 @@ from gateway.cli.common import REFUSED, Failure, TokenOption, UrlOption
 
 group = typer.Typer(help="Skills as folders on disk, over the HTTP API.", no_args_is_help=True)
 
-DirArgument = Annotated[Path, typer.Argument(help="The folder holding one folder per skill.")]
+DirArgument = Annotated[
+    Path, typer.Argument(metavar="DIR", help="The folder holding one folder per skill.")
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -47,7 +49,8 @@ def push(directory: DirArgument, url: UrlOption = None, token: TokenOption = Non
 def pull(
     directory: DirArgument,
     names: Annotated[
-        list[str] | None, typer.Argument(help="Only these skills (default: every one).")
+        list[str] | None,
+        typer.Argument(metavar="NAMES", help="Only these skills (default: every one)."),
     ] = None,
     url: UrlOption = None,
     token: TokenOption = None,

@@ -27,7 +27,7 @@ def register(app: typer.Typer) -> None:
 
 @group.command("create")
 def create(
-    name: Annotated[str, typer.Argument(help="The workspace's name.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The workspace's name.")],
     admin_email: Annotated[str, typer.Option(help="The first admin's email.", show_default=False)],
     admin_name: Annotated[str, typer.Option(help="The first admin's name.", show_default=False)],
 ) -> None:
