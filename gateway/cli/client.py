@@ -9,7 +9,14 @@ from typing import Any
 
 import httpx
 
-from gateway.cli.common import REFUSED, UNREACHABLE, Failure, default_url, need_token
+from gateway.cli.common import (
+    REFUSED,
+    UNREACHABLE,
+    USAGE_ERROR,
+    Failure,
+    default_url,
+    need_token,
+)
 
 TIMEOUT_SECONDS = 120.0
 
@@ -33,6 +40,8 @@ class Client:
                     if len(data) > limit:
                         raise Failure(f"the answer is larger than {limit} bytes", REFUSED)
                 return answer.status_code, data
+        except httpx.InvalidURL as error:
+            raise Failure(f"--url {self.url} is not a URL ({error})", USAGE_ERROR) from None
         except httpx.TransportError as error:
             raise Failure(
                 f"cannot reach the server at {self.url} ({type(error).__name__}): is "

@@ -28,7 +28,7 @@ from gateway.cli import (
     worker,
     workspace,
 )
-from gateway.cli.common import INTERRUPTED, Failure, refusal, say_error
+from gateway.cli.common import INTERRUPTED, USAGE_ERROR, Failure, refusal, say_error
 from resolvers.common.errors import DomainError
 
 GROUPS = (
@@ -121,6 +121,12 @@ def main(argv: list[str] | None = None) -> int:
     except Failure as failure:
         say_error(failure.message, failure.details)
         return failure.code
+    except OSError as error:
+        # A file or folder the command cannot read or write (a database or a server that
+        # cannot be reached is answered earlier, with its own code).
+        where = f": {error.filename}" if error.filename else ""
+        say_error(f"{error.strerror or error}{where}")
+        return USAGE_ERROR
     except DomainError as error:
         refused = refusal(error)
         say_error(refused.message, refused.details)

@@ -8,9 +8,12 @@ from importlib.metadata import version
 
 import pytest
 import typer
+from pytest_httpserver import HTTPServer
 from typer.core import TyperGroup
 
 from gateway.cli.main import app, main
+from resolvers.skills.archive.members import ArchiveFile, ArchiveFolder
+from resolvers.skills.archive.write import write_zip
 
 
 def commands() -> Iterator[tuple[str, object]]:
@@ -94,3 +97,28 @@ def test_a_command_line_mistake_is_one_line_and_exit_code_2(argv, message, capsy
     err = capsys.readouterr().err
     assert message in err
     assert "Traceback" not in err
+
+
+def test_a_url_that_is_no_url_is_one_line_and_exit_code_2(capsys):
+    argv = ["records", "search", "memory", "-q", "x", "--url", "http://[::1", "--token", "smk_x"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("skillmem: --url http://[::1 is not a URL")
+    assert "Traceback" not in err
+
+
+def test_a_folder_that_cannot_be_written_is_one_line_and_exit_code_2(
+    tmp_path, capsys, httpserver: HTTPServer
+):
+    # A server of the test's own answers an export with one skill; DIR lies under a file.
+    skill = b"---\nname: blocked\ndescription: Blocked.\n---\nBody.\n"
+    folder = ArchiveFolder("blocked", {"SKILL.md": ArchiveFile("SKILL.md", skill, 0o644)})
+    httpserver.expect_request("/skills/export", method="POST").respond_with_data(
+        write_zip([folder]), content_type="application/zip"
+    )
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    argv = ["skills", "pull", str(blocker / "skills"), "--url", httpserver.url_for("/")]
+    assert main([*argv, "--token", "smk_x"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"skillmem: Not a directory: {blocker / 'skills'}\n"
