@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +28,7 @@ from gateway.cli.common import REFUSED, Failure, TokenOption, database, need_tok
 from resolvers.common.errors import Code, DomainError, Problem
 from resolvers.common.principals import principal_for_token
 from resolvers.records.lines import MAX_LINES
-from resolvers.records.write import LineResult, write_records
+from resolvers.records.write import write_records
 
 if TYPE_CHECKING:
     from gateway.settings import Settings
@@ -77,7 +78,8 @@ class Batch:
 
 @dataclass
 class Outcome:
-    results: list[LineResult] = field(default_factory=list)
+    # How many lines each operation (create, update, unchanged) took: never the lines.
+    results: Counter[str] = field(default_factory=Counter)
     refused: list[tuple[Batch, DomainError]] = field(default_factory=list)
     written_batches: int = 0
 
@@ -121,7 +123,8 @@ async def write_batch(conn: asyncpg.Connection, token: str, batch: Batch, outcom
         principal = await principal_for_token(conn, token)
         if principal is None:
             raise Failure("the token is not valid")
-        outcome.results.extend(await write_records(conn, principal, batch.lines))
+        written = await write_records(conn, principal, batch.lines)
+        outcome.results.update(line.operation for line in written)
         outcome.written_batches += 1
     except DomainError as error:
         outcome.refused.append((batch, error))
@@ -183,12 +186,9 @@ async def load(file: Path, token: str, all_or_nothing: bool, settings: Settings)
     return 0
 
 
-def summary(results: list[LineResult]) -> str:
-    counts = (
-        f"{op} {sum(r.operation == op for r in results)}"
-        for op in ("create", "update", "unchanged")
-    )
-    return f"{len(results)} line(s): " + ", ".join(counts)
+def summary(results: Counter[str]) -> str:
+    counts = (f"{op} {results[op]}" for op in ("create", "update", "unchanged"))
+    return f"{results.total()} line(s): " + ", ".join(counts)
 
 
 def report(outcome: Outcome, all_or_nothing: bool) -> None:

@@ -21,10 +21,25 @@ def register(app: typer.Typer) -> None:
     app.command("worker")(worker_command)
 
 
+def positive(text: str | int) -> int:
+    """A count of 1 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise typer.BadParameter(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise typer.BadParameter("must be 1 or more")
+    return value
+
+
 def worker_command(
     concurrency: Annotated[
         int | None,
-        typer.Option(min=1, help="Passes run at once [default: SKILLMEM_WORKER_CONCURRENCY, 1]."),
+        typer.Option(
+            parser=positive,
+            metavar="N",
+            help="Passes run at once [default: SKILLMEM_WORKER_CONCURRENCY, 1].",
+        ),
     ] = None,
 ) -> None:
     """Run a Dreamer worker (passes from the job queue) until stopped (Ctrl-C or SIGTERM)."""
