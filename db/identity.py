@@ -84,6 +84,16 @@ async def workspace(conn: asyncpg.Connection) -> WorkspaceRow | None:
     return WorkspaceRow(**dict(row)) if row else None
 
 
+async def workspace_directory(conn: asyncpg.Connection) -> list[WorkspaceRow]:
+    """Every workspace, by name: on the owner's connection only (the operators' commands)."""
+    return [WorkspaceRow(**dict(row)) for row in await conn.fetch(Q["workspace_directory"])]
+
+
+async def workspaces_named(conn: asyncpg.Connection, name: str) -> list[WorkspaceRow]:
+    """The workspaces called ``name``: on the owner's connection only."""
+    return [WorkspaceRow(**dict(row)) for row in await conn.fetch(Q["workspaces_named"], name)]
+
+
 async def insert_role(
     conn: asyncpg.Connection,
     role_id: UUID,

@@ -106,3 +106,11 @@ UPDATE tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL;
 -- name: members_by_emails
 -- Members of the workspace by email.
 SELECT id, name, email, role_id, created_at FROM members WHERE email = ANY($1::text[]);
+
+-- name: workspace_directory
+-- Every workspace's id and name, by name (the owner's connection: the operators' commands).
+SELECT workspace_id, name, created_at FROM workspaces ORDER BY name, workspace_id;
+
+-- name: workspaces_named
+-- The workspaces called $1 (the owner's connection: the operators' commands).
+SELECT workspace_id, name, created_at FROM workspaces WHERE name = $1 ORDER BY workspace_id;

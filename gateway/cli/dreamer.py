@@ -1,16 +1,15 @@
-"""`skillmem dreamer run [--now TIME]`: every pass due at TIME run to completion, here and now,
-without the queue (for operators and tests); one line per pass and a total."""
+"""What `skillmem dreamer run [--now TIME]` does (dreamer_command.py parses it): every pass due
+at TIME run to completion, here and now, without the queue (for operators and tests); one line
+per pass and a total."""
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
-from datetime import UTC, datetime
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING
 
 from db.pool import create_pool
 from gateway.app import database_url, prepare_database, request_dsn
-from gateway.settings import Settings
 from gateway.worker.config import pass_settings
 from gateway.worker.periodic import run_all
 from gateway.worker.reports import counts, pass_line
@@ -18,33 +17,15 @@ from resolvers.common import clock
 from resolvers.memory.dreamer import passes
 from resolvers.memory.dreamer.passes import PassReport
 
-
-def register(commands: Any) -> None:
-    dreamer = commands.add_parser("dreamer", help="the Dreamer").add_subparsers(
-        dest="action", required=True
-    )
-    run = dreamer.add_parser("run", help="run the periodic jobs and the passes due at a time")
-    run.add_argument(
-        "--now",
-        type=moment,
-        help="the time to run at, ISO 8601 (2026-11-02T09:30:00Z; no zone: UTC); default now",
-    )
+if TYPE_CHECKING:
+    from gateway.settings import Settings
 
 
-def moment(text: str) -> datetime:
-    """An ISO 8601 time; without a zone, UTC."""
-    try:
-        when = datetime.fromisoformat(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an ISO 8601 time: {text!r}") from None
-    return when if when.tzinfo else when.replace(tzinfo=UTC)
-
-
-async def dreamer_run(args: argparse.Namespace, settings: Settings) -> int:
+async def dreamer_run(at: datetime | None, settings: Settings) -> int:
     """Stand the clock at ``--now`` (or the current time) for the run, run memory's periodic
     jobs at that time (the hourly mail job, the Monday removal, due consolidations), then every
     pass due then (``passes.run_due``); print what each did."""
-    now = args.now or clock.now()
+    now = at or clock.now()
     dsn, _server = await database_url(settings)
     await prepare_database(dsn)
     pool = await create_pool(request_dsn(settings, dsn), min_size=1, max_size=4)

@@ -2,25 +2,28 @@
 
 from __future__ import annotations
 
-import argparse
-from typing import Any
+from typing import Annotated
 
-from gateway.cli.common import env_token, fail
-from gateway.mcp.stdio import serve_stdio
-from gateway.settings import Settings
+import typer
 
-
-def register(commands: Any) -> None:
-    command = commands.add_parser(
-        "mcp", help="serve MCP over stdio for a desktop client, as a token's principal"
-    )
-    command.add_argument(
-        "--token", help="the token every request acts as (default: SKILLMEM_TOKEN)"
-    )
+from gateway.cli.common import Failure, env_token, run, settings
 
 
-async def mcp_stdio(args: argparse.Namespace, settings: Settings) -> int:
-    token = args.token or env_token()
-    if not token:
-        return fail("mcp needs a token: --token or SKILLMEM_TOKEN")
-    return await serve_stdio(settings, token)
+def register(app: typer.Typer) -> None:
+    app.command("mcp")(mcp_command)
+
+
+def mcp_command(
+    token: Annotated[
+        str | None,
+        typer.Option(help="The token every request acts as [default: SKILLMEM_TOKEN]."),
+    ] = None,
+) -> None:
+    """Serve MCP over stdio for a desktop client, as a token's principal (agents as agents,
+    MCP client tokens for their person)."""
+    from gateway.mcp.stdio import serve_stdio
+
+    given = token or env_token()
+    if not given:
+        raise Failure("mcp needs a token: --token or SKILLMEM_TOKEN")
+    run(serve_stdio(settings(), given))

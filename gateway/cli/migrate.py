@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from gateway.cli.common import database
-from gateway.demo import ensure_demo
-from gateway.settings import Settings
+import typer
+
+from gateway.cli.common import database, run, settings
+
+if TYPE_CHECKING:
+    from gateway.settings import Settings
 
 
-def register(commands: Any) -> None:
-    commands.add_parser("migrate", help="apply pending migrations")
-    commands.add_parser("demo", help="load the demo workspace and print a fresh demo token")
+def register(app: typer.Typer) -> None:
+    app.command("migrate")(migrate_command)
+    app.command("demo")(demo_command)
+
+
+def migrate_command() -> None:
+    """Apply pending migrations (DATABASE_URL, or the embedded PostgreSQL)."""
+    run(migrate(settings()))
+
+
+def demo_command() -> None:
+    """Load the demo workspace (once) and print a new demo token; the previous demo token is
+    revoked."""
+    run(demo(settings()))
 
 
 async def migrate(settings: Settings) -> int:
@@ -21,10 +35,13 @@ async def migrate(settings: Settings) -> int:
 
 
 async def demo(settings: Settings) -> int:
+    from gateway.demo import ensure_demo
+
     async with database(settings) as conn:
         start = await ensure_demo(conn)
     print(
         f"demo workspace {'loaded' if start.created else 'present'}; "
-        f"token for {start.member_email}: {start.token}"
+        f"token for {start.member_email}: {start.token}\n"
+        "(the previous demo token, if any, is revoked: only this one works now)"
     )
     return 0

@@ -1,28 +1,100 @@
-"""`skillmem schema`: the GraphQL schema as SDL, or a check that schema.graphql is current."""
+"""`skillmem schema`: the GraphQL schema as SDL, or a check that schema.graphql is current; and
+`skillmem schema inspect skill|memory`, the seed's look at a native object: the caller's rights
+on it (from the server) and the fields its records carry (from this version's schema)."""
 
 from __future__ import annotations
 
-import argparse
 import sys
+from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from gateway.cli.common import fail
+import typer
+
+from gateway.cli.client import Client
+from gateway.cli.common import REFUSED, Failure, TokenOption, UrlOption
+from gateway.cli.tables import print_table
+
+group = typer.Typer(help="The GraphQL schema, and the native objects' fields.")
+
+OBJECTS = """
+query Objects {
+  objects { slug singular plural kind permissions { read create update delete } }
+}
+"""
+
+# The GraphQL type a native object's records are read as.
+NATIVE_TYPES = {"skill": "Skill", "memory": "MemoryPage"}
+
+# What the records API allows on each native object beyond the caller's rights (the seed).
+NATIVE_NOTES = {
+    "skill": "A skill is written as SKILL.md and its files (createSkill, skills push); its name "
+    "is at most 64 characters, its description at most 1,024.",
+    "memory": "Memory records are pages: never created or deleted through the records API "
+    "(SCHEMA_SYSTEM_ENTITY_IMMUTABLE); only a page's content is edited, by the person's own "
+    "session (editMemoryPage). Agents propose with proposeMemory.",
+}
 
 
-def register(commands: Any) -> None:
-    schema_cmd = commands.add_parser("schema", help="print the GraphQL schema (SDL)")
-    schema_cmd.add_argument("--check", action="store_true", help="fail when schema.graphql differs")
+class Native(StrEnum):
+    skill = "skill"
+    memory = "memory"
 
 
-def schema_sdl(args: argparse.Namespace) -> int:
+def register(app: typer.Typer) -> None:
+    app.add_typer(group, name="schema")
+
+
+@group.callback(invoke_without_command=True)
+def schema_sdl(
+    ctx: typer.Context,
+    check: Annotated[
+        bool, typer.Option("--check", help="Fail when ./schema.graphql differs from the code's.")
+    ] = False,
+) -> None:
+    """Print the GraphQL schema (SDL), or check ./schema.graphql against it."""
+    if ctx.invoked_subcommand is not None:
+        return
     from schema.schema import schema
 
     sdl = schema.as_str() + "\n"
-    if args.check:
+    if check:
         current = Path("schema.graphql")
         if not current.exists() or current.read_text() != sdl:
-            return fail("schema.graphql is out of date: run `make schema`")
-        return 0
+            raise Failure("schema.graphql is out of date: run `make schema`", REFUSED)
+        return
     sys.stdout.write(sdl)
-    return 0
+
+
+@group.command("inspect")
+def inspect(
+    object_: Annotated[Native, typer.Argument(metavar="OBJECT", help="skill or memory.")],
+    url: UrlOption = None,
+    token: TokenOption = None,
+) -> None:
+    """The token's rights on a native object (skill or memory) and the fields of its records."""
+    client = Client(url, token)
+    objects = client.graphql(OBJECTS)["objects"]
+    found = [o for o in objects if o["slug"] == object_.value]
+    if not found:
+        raise Failure(f"the token may not read {object_.value} records", REFUSED)
+    described = found[0]
+    rights = described["permissions"]
+    print(
+        f"object {described['slug']} ({described['singular']} / {described['plural']}, "
+        f"kind {described['kind']})"
+    )
+    print("your rights: " + ", ".join(f"{k} {'yes' if v else 'no'}" for k, v in rights.items()))
+    print(NATIVE_NOTES[object_.value])
+    print_table(("field", "type", "description"), fields(NATIVE_TYPES[object_.value]))
+
+
+def fields(type_name: str) -> list[tuple[str, str, str]]:
+    """Each field of a GraphQL object type: its name, type and description."""
+    from schema.schema import schema
+
+    graphql_type: Any = schema._schema.get_type(type_name)
+    return [
+        (name, str(field.type), (field.description or "").replace("\n", " "))
+        for name, field in graphql_type.fields.items()
+    ]

@@ -2,28 +2,45 @@
 
 from __future__ import annotations
 
-import argparse
 import json
-from typing import Any, cast
+from typing import TYPE_CHECKING, Annotated, cast
 
 import asyncpg
+import typer
 
-from gateway.app import create_app
-from gateway.demo import ensure_demo
-from gateway.http.server import JsonErrorsProtocol
-from gateway.observe import logs
-from gateway.settings import Settings
+from gateway.cli.common import settings
+
+if TYPE_CHECKING:
+    from gateway.settings import Settings
 
 
-def register(commands: Any) -> None:
-    serve_cmd = commands.add_parser("serve", help="start the API (and the embedded PostgreSQL)")
-    serve_cmd.add_argument(
-        "--demo",
-        action="store_true",
-        help="load the demo workspace on first run and print a demo token",
-    )
-    serve_cmd.add_argument("--host")
-    serve_cmd.add_argument("--port", type=int)
+def register(app: typer.Typer) -> None:
+    app.command("serve")(serve_command)
+
+
+def serve_command(
+    demo: Annotated[
+        bool,
+        typer.Option(
+            "--demo",
+            help="Load the demo workspace on first run and print a new demo token (the "
+            "previous demo token is revoked).",
+        ),
+    ] = False,
+    host: Annotated[
+        str | None,
+        typer.Option(help="The address to listen on [default: SKILLMEM_HOST, 127.0.0.1]."),
+    ] = None,
+    port: Annotated[
+        int | None,
+        typer.Option(min=1, max=65535, help="The port [default: SKILLMEM_PORT, 8000]."),
+    ] = None,
+) -> None:
+    """Start the API (and the embedded PostgreSQL unless DATABASE_URL is set)."""
+    found = settings()
+    found.host = host or found.host
+    found.port = port or found.port
+    serve(demo, found)
 
 
 def print_demo_start(token: str, email: str, settings: Settings) -> None:
@@ -50,18 +67,19 @@ def worker_line(settings: Settings) -> str:
     )
 
 
-def serve(args: argparse.Namespace, settings: Settings) -> int:
+def serve(demo: bool, settings: Settings) -> None:
     import uvicorn
 
-    if args.host:
-        settings.host = args.host
-    if args.port:
-        settings.port = args.port
-    if args.demo:
+    from gateway.app import create_app
+    from gateway.demo import ensure_demo
+    from gateway.http.server import JsonErrorsProtocol
+    from gateway.observe import logs
+
+    if demo:
         settings = settings.with_local_origins()
 
     async def on_ready(pool: asyncpg.Pool) -> None:
-        if args.demo:
+        if demo:
             async with pool.acquire() as proxy:
                 # The pool lends a proxy that forwards every method to its connection.
                 start = await ensure_demo(cast(asyncpg.Connection, proxy))
@@ -80,4 +98,3 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
         proxy_headers=False,
         http=JsonErrorsProtocol,
     )
-    return 0

@@ -1,5 +1,6 @@
-"""`skillmem skills pull DIR` and `push DIR`: skills as folders on disk, over the HTTP API.
-A pull also writes DIR/AGENT_MEMORY.md, the catalog a harness agent reads (``memory_file``)."""
+"""Skills as folders on disk (what `skillmem skills pull|push` read and write), over the HTTP
+API. A pull also writes DIR/AGENT_MEMORY.md, the catalog a harness agent reads
+(``memory_file``)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,9 @@ import json
 import os
 import shutil
 import stat
-import urllib.error
-import urllib.request
 from pathlib import Path
-from typing import Any
 
+from gateway.cli.client import Client, decode
 from resolvers.skills.archive.limits import MAX_ARCHIVE_BYTES
 from resolvers.skills.archive.members import ArchiveFile, ArchiveFolder
 from resolvers.skills.archive.read import read_archive
@@ -81,48 +80,22 @@ def write_folders(root: Path, folders: list[ArchiveFolder]) -> None:
             path.chmod(file.mode)
 
 
-def _post(url: str, token: str, body: bytes, content_type: str) -> tuple[int, bytes]:
-    request = urllib.request.Request(
-        url,
-        data=body,
-        method="POST",
-        headers={"Authorization": f"Bearer {token}", "Content-Type": content_type},
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=120) as response:  # noqa: S310
-            return response.status, _bounded(response)
-    except urllib.error.HTTPError as error:
-        return error.code, _bounded(error)
-
-
-def _bounded(response: Any) -> bytes:
-    data: bytes = response.read(MAX_ARCHIVE_BYTES + 1)
-    if len(data) > MAX_ARCHIVE_BYTES:
-        raise ValueError(f"the answer is larger than {MAX_ARCHIVE_BYTES} bytes")
-    return data
-
-
-def push(root: Path, base_url: str, token: str) -> tuple[int, dict[str, object], list[str]]:
+def push(root: Path, client: Client) -> tuple[int, dict[str, object], list[str]]:
     """Import every skill folder under ``root``; return the status, the answer, what was
     skipped (links and special files, which an import refuses)."""
     folders, skipped = read_folders(root)
-    status, body = _post(
-        f"{base_url.rstrip('/')}/skills/import", token, write_zip(folders), "application/zip"
+    status, body = client.post(
+        "/skills/import", write_zip(folders), "application/zip", MAX_ARCHIVE_BYTES
     )
-    return status, json.loads(body or b"{}"), skipped
+    return status, decode(status, body), skipped
 
 
-def panel(base_url: str, token: str) -> tuple[list[CatalogLine] | None, dict[str, object]]:
-    """The skills panel's lines over GraphQL, or None and the error answered."""
-    body = json.dumps({"query": PANEL_QUERY}).encode()
-    status, data = _post(f"{base_url.rstrip('/')}/graphql", token, body, "application/json")
-    answer = json.loads(data or b"{}")
-    if status != 200 or answer.get("errors") or not isinstance(answer.get("data"), dict):
-        return None, answer
+def panel(client: Client) -> list[CatalogLine]:
+    """The skills panel's lines over GraphQL (a refusal is a Failure)."""
+    data = client.graphql(PANEL_QUERY)
     return [
-        CatalogLine(str(e["name"]), e["trigger"], bool(e["dormant"]))
-        for e in answer["data"]["skillsPanel"]
-    ], {}
+        CatalogLine(str(e["name"]), e["trigger"], bool(e["dormant"])) for e in data["skillsPanel"]
+    ]
 
 
 def write_agent_memory(root: Path, lines: list[CatalogLine]) -> None:
@@ -137,20 +110,18 @@ def write_agent_memory(root: Path, lines: list[CatalogLine]) -> None:
 
 
 def pull(
-    root: Path, base_url: str, token: str, names: list[str] | None
+    root: Path, client: Client, names: list[str] | None
 ) -> tuple[int, list[str] | dict[str, object]]:
     """Write the caller's skills (or the named ones) under ``root``; return the status and the
     names written, or the error answered."""
     body = json.dumps({"names": names} if names else {}).encode()
-    status, data = _post(f"{base_url.rstrip('/')}/skills/export", token, body, "application/json")
+    status, data = client.post("/skills/export", body, "application/json", MAX_ARCHIVE_BYTES)
     if status != 200:
-        return status, json.loads(data or b"{}")
+        return status, decode(status, data)
     folders = read_archive(data)
     if names:
         folders = [f for f in folders if f.name in names]
-    lines, error = panel(base_url, token)
-    if lines is None:
-        return 0, error
+    lines = panel(client)
     refused = unsafe_folders(root, folders)
     catalog = root / AGENT_MEMORY_FILE
     if catalog.is_symlink() or (catalog.exists() and not catalog.is_file()):

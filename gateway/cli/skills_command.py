@@ -2,60 +2,64 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Annotated
+
+import typer
 
 from gateway.cli import skills
-from gateway.cli.common import env_token, fail
+from gateway.cli.client import Client
+from gateway.cli.common import REFUSED, Failure, TokenOption, UrlOption
+
+group = typer.Typer(help="Skills as folders on disk, over the HTTP API.", no_args_is_help=True)
+
+DirArgument = Annotated[
+    Path, typer.Argument(metavar="DIR", help="The folder holding one folder per skill.")
+]
 
 
-def register(commands: Any) -> None:
-    skills_cmd = commands.add_parser("skills", help="skills as folders on disk, over HTTP")
-    skills_actions = skills_cmd.add_subparsers(dest="action", required=True)
-    for action, text in (
-        ("pull", "write the caller's skills as folders in DIR"),
-        ("push", "import every skill folder in DIR"),
-    ):
-        sub = skills_actions.add_parser(action, help=text)
-        sub.add_argument("dir")
-        sub.add_argument("--url", default="http://127.0.0.1:8000", help="the API's base URL")
-        sub.add_argument("--token", help="a bearer token (or SKILLMEM_TOKEN)")
-        if action == "pull":
-            sub.add_argument("names", nargs="*", help="only these skills")
+def register(app: typer.Typer) -> None:
+    app.add_typer(group, name="skills")
 
 
-def _push(root: Path, url: str, token: str) -> int:
-    if not root.is_dir():
-        return fail(f"{root} is not a folder")
-    status, answer, skipped = skills.push(root, url, token)
+def _refused(answer: object) -> Failure:
+    print(json.dumps(answer, indent=2), file=sys.stderr)
+    return Failure("the server refused the request (above)", REFUSED)
+
+
+@group.command("push")
+def push(directory: DirArgument, url: UrlOption = None, token: TokenOption = None) -> None:
+    """Import every skill folder in DIR (a folder holding SKILL.md); all or nothing."""
+    client = Client(url, token)
+    if not directory.is_dir():
+        raise Failure(f"{directory} is not a folder")
+    status, answer, skipped = skills.push(directory, client)
     for path in skipped:
         print(f"skipped {path} (not a regular file)", file=sys.stderr)
     if status != 200:
-        print(json.dumps(answer, indent=2), file=sys.stderr)
-        return 1
+        raise _refused(answer)
     listed = answer.get("skills", [])
     for item in listed if isinstance(listed, list) else []:
         print(f"{item['operation']:9} {item['name']} (version {item['version']})")
-    return 0
 
 
-def _pull(root: Path, url: str, token: str, names: list[str] | None) -> int:
-    status, result = skills.pull(root, url, token, names)
+@group.command("pull")
+def pull(
+    directory: DirArgument,
+    names: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="NAMES", help="Only these skills (default: every one)."),
+    ] = None,
+    url: UrlOption = None,
+    token: TokenOption = None,
+) -> None:
+    """Write the caller's skills (or the NAMES given) as folders in DIR, replacing each
+    skill's folder whole; other folders are left alone."""
+    client = Client(url, token)
+    status, result = skills.pull(directory, client, names or None)
     if status != 200:
-        print(json.dumps(result, indent=2), file=sys.stderr)
-        return 1
+        raise _refused(result)
     for name in result:
-        print(f"wrote {root / name}/")
-    return 0
-
-
-def skills_command(args: argparse.Namespace) -> int:
-    token = args.token or env_token()
-    if not token:
-        return fail("give --token or set SKILLMEM_TOKEN")
-    if args.action == "push":
-        return _push(Path(args.dir), args.url, token)
-    return _pull(Path(args.dir), args.url, token, args.names or None)
+        print(f"wrote {directory / name}/")

@@ -3,48 +3,65 @@ as many machines, against one database: each owner's pass is queued once and run
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
 import signal
-from typing import Any
+from typing import TYPE_CHECKING, Annotated
 
-from db.pool import create_pool
-from gateway.app import database_url, prepare_database, request_dsn
-from gateway.observe import logs, metrics
-from gateway.settings import Settings
-from gateway.worker.config import pass_settings, worker_options
-from gateway.worker.runner import Worker
+import typer
 
+from gateway.cli.common import run, settings
 
-def register(commands: Any) -> None:
-    worker_cmd = commands.add_parser(
-        "worker", help="run a Dreamer worker (passes from the job queue) until stopped"
-    )
-    worker_cmd.add_argument(
-        "--concurrency",
-        type=positive,
-        help="passes run at once (default: SKILLMEM_WORKER_CONCURRENCY, 1)",
-    )
+if TYPE_CHECKING:
+    from gateway.settings import Settings
+    from gateway.worker.runner import Worker
 
 
-def positive(text: str) -> int:
-    value = int(text)
+def register(app: typer.Typer) -> None:
+    app.command("worker")(worker_command)
+
+
+def positive(text: str | int) -> int:
+    """A count of 1 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise typer.BadParameter(f"not a whole number: {text!r}") from None
     if value < 1:
-        raise argparse.ArgumentTypeError("must be 1 or more")
+        raise typer.BadParameter("must be 1 or more")
     return value
 
 
-async def work(args: argparse.Namespace, settings: Settings) -> int:
+def worker_command(
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            parser=positive,
+            metavar="N",
+            help="Passes run at once [default: SKILLMEM_WORKER_CONCURRENCY, 1].",
+        ),
+    ] = None,
+) -> None:
+    """Run a Dreamer worker (passes from the job queue) until stopped (Ctrl-C or SIGTERM)."""
+    run(work(concurrency, settings()))
+
+
+async def work(concurrency: int | None, settings: Settings) -> int:
     """Migrate, then work until the first SIGTERM or SIGINT: no new job is taken and the pass
     under way finishes (a second signal stops at once; its job is run again elsewhere)."""
+    from db.pool import create_pool
+    from gateway.app import database_url, prepare_database, request_dsn
+    from gateway.observe import logs, metrics
+    from gateway.worker.config import pass_settings, worker_options
+    from gateway.worker.runner import Worker
+
     logs.configure(settings.log_format, settings.log_level)
     logging.getLogger("skillmem.worker").setLevel(settings.log_level.upper())
     if settings.worker_metrics_port is not None:
         metrics.serve_worker_metrics(settings.host, settings.worker_metrics_port)
     dsn, server = await database_url(settings)
     await prepare_database(dsn)
-    options = worker_options(settings, args.concurrency)
+    options = worker_options(settings, concurrency)
     pool = await create_pool(
         request_dsn(settings, dsn),
         min_size=1,

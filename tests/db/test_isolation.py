@@ -335,6 +335,10 @@ async def test_workspace_id_leads_every_foreign_key(owner):
     assert wrong == []
 
 
+# The policies that let the tables' owner alone read across workspaces end with these.
+OWNER_POLICY_SUFFIXES = ("_schedule", "_directory")
+
+
 async def test_every_policy_pins_the_workspace_for_every_command(owner):
     rows = await owner.fetch(
         "SELECT tablename, policyname, cmd, roles::text[] AS roles, qual, with_check"
@@ -345,8 +349,10 @@ async def test_every_policy_pins_the_workspace_for_every_command(owner):
     # (migration 0011), what mail_due reads (0015), the Monday removal's pages and cleanup runs
     # for memory_removal_due (0016), and consolidation's pages, versions, runs, spend and
     # settings for consolidation_due (0017), and the skills, their lessons and the looks
-    # recorded for skill_polish_candidates (0021).
+    # recorded for skill_polish_candidates (0021); and the operators' directory of workspaces,
+    # their ids and names for `skillmem workspace list` and a workspace named by its name (0024).
     schedules = {
+        ("workspace_directory", "workspaces"),
         ("dreamer_schedule", "memory_items"),
         *(
             ("mail_schedule", table)
@@ -375,13 +381,13 @@ async def test_every_policy_pins_the_workspace_for_every_command(owner):
             for table in ("skills", "skill_lessons", "skill_polishes")
         ),
     }
-    found = [row for row in rows if row["policyname"].endswith("_schedule")]
+    found = [row for row in rows if row["policyname"].endswith(OWNER_POLICY_SUFFIXES)]
     assert {(row["policyname"], row["tablename"]) for row in found} == schedules
     assert len(found) == len(schedules)
     for schedule in found:
         assert schedule["cmd"] == "SELECT" and schedule["qual"] == "true"
         assert APP_ROLE not in schedule["roles"] and "public" not in schedule["roles"]
-    rows = [row for row in rows if not row["policyname"].endswith("_schedule")]
+    rows = [row for row in rows if not row["policyname"].endswith(OWNER_POLICY_SUFFIXES)]
     by_table = {row["tablename"]: row for row in rows}
     assert len(by_table) == len(rows)
     assert set(by_table) == set(await workspace_tables(owner))

@@ -13,7 +13,7 @@ import pytest
 from db.migrate import apply_migrations
 from db.pool import connect, create_pool
 from gateway.cli import dreamer
-from gateway.cli.main import parser
+from gateway.cli.main import parse
 from gateway.settings import Settings
 from gateway.worker.periodic import REMOVAL_CRON, REMOVAL_JOB, periodic_jobs, weekly_removal
 from resolvers.memory.cleanup.removal import remove_in_workspace
@@ -63,8 +63,8 @@ async def test_the_job_runs_on_mondays_with_no_reader_and_says_what_it_did(new_d
         assert await kept(pool, ws, page) == ["x"] and reader.calls == 0
         # `skillmem dreamer run --now TIME` runs it too, at that time.
         await page_with(pool, ws, "workspace", None, [line("ends", until=MONDAY.date()), line("y")])
-        args = parser().parse_args(["dreamer", "run", "--now", "2026-11-09T10:00:00Z"])
-        assert await dreamer.dreamer_run(args, Settings(database_url=url)) == 0
+        now = parse(["dreamer", "run", "--now", "2026-11-09T10:00:00Z"])["now"]
+        assert await dreamer.dreamer_run(now, Settings(database_url=url)) == 0
         first, *_ = capsys.readouterr().out.splitlines()
         assert first == (
             f"weekly removal, workspace {ws.id}: 1 audiences, 2 pages read, 1 souvenirs removed,"
