@@ -3,8 +3,9 @@ written in CONTRIBUTING.md, "Examples in the README"):
 
 - a fenced block of language ``graphql`` is one operation, or several named ones (each run in
   its turn, by name);
-- in a block of language ``sh``, ``bash`` or ``shell``, each command starting with ``curl`` or
-  ``skillmem`` (``.venv/bin/skillmem``) is run; other lines (``make …``, comments) are not;
+- in a block of language ``sh``, ``bash`` or ``shell``, each command starting with ``curl``,
+  ``skillmem`` (``.venv/bin/skillmem``) or ``printf`` (a file a later command reads) is run;
+  other lines (``make …``, comments) are not;
 - ``<!-- not run: why -->`` right before a block keeps it from being run (the reason is
   required); a ``subscription`` is not run either (it is served over WebSocket);
 - ``$UPPER_CASE`` names are placeholders the test fills in from the demo workspace (in
@@ -26,7 +27,7 @@ from markdown_it import MarkdownIt
 README = Path(__file__).resolve().parents[2] / "README.md"
 GRAPHQL_LANGUAGES = {"graphql"}
 SHELL_LANGUAGES = {"sh", "bash", "shell"}
-RUN_COMMANDS = re.compile(r"(?:\.venv/bin/)?(?:curl|skillmem)\b")
+RUN_COMMANDS = re.compile(r"(?:\.venv/bin/)?(?:curl|skillmem|printf)\b")
 NOT_RUN = re.compile(r"<!--\s*not run:(?P<why>.*?)-->", re.DOTALL)
 PLACEHOLDER = re.compile(r"\$\{?(?P<name>[A-Z][A-Z0-9_]*)\}?")
 # What the README says the server is; the test serves elsewhere and says so instead.

@@ -219,6 +219,9 @@ async def _run_shell(example: Example, demo: Demo, values: dict[str, str]) -> No
     assert "Traceback" not in stderr, said
     if argv[0] == "curl":
         _check_curl(stdout, said)
+    elif argv[0] == "printf":  # writes a file a later command reads
+        redirected = argv[argv.index(">") + 1]
+        assert (demo.workdir / redirected).read_text().strip(), said
     else:
         assert stdout.strip(), said
 
