@@ -252,3 +252,30 @@ async def test_an_agents_proposal_waiting_when_the_group_goes_off_is_not_read(
     assert (item["status"], item["reason"]) == ("not_read", "agent_memory_off")
     assert (proposal["status"], proposal["verdict"]) == ("not_read", "agent_memory_off")
     assert proposal["decided_at"] == later
+
+
+# Reading memory by any road ------------------------------------------------------------------
+
+READ_PAGES = """query($page: ID!, $record: ID!) {
+  memoryPage(id: $page) { name content }
+  memoryPageByRecord(recordId: $record) { name }
+}"""
+
+
+@pytest.mark.parametrize("memory", [True, False], ids=["memory-on", "memory-off"])
+async def test_an_agent_reads_memory_pages_by_id_only_with_memory(
+    client, pool, ws, remembered, memory
+):
+    await set_memory(client, pool, ws, memory)
+    acme = remembered["acme"]
+    globex = local(ws, remembered["globex"])
+    page = await make_page(pool, ws, "record", globex, souvenir("Say hello"), name="Team")
+    found = await gql(client, ws.tokens["agent"], READ_PAGES, {"page": page, "record": acme})
+    if memory:
+        assert data(found)["memoryPage"]["name"] == "Team"
+        assert data(found)["memoryPageByRecord"]["name"] == "Acme"
+    else:
+        assert codes(found) == ["NOT_FOUND"]
+        # The same page is still the person's to read.
+        mine = await gql(client, ws.tokens["member"], READ_PAGES, {"page": page, "record": acme})
+        assert data(mine)["memoryPage"]["name"] == "Team"
