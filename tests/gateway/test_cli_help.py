@@ -116,6 +116,10 @@ def test_a_folder_that_cannot_be_written_is_one_line_and_exit_code_2(
     httpserver.expect_request("/skills/export", method="POST").respond_with_data(
         write_zip([folder]), content_type="application/zip"
     )
+    # ... and the skills panel that AGENT_MEMORY.md is written from.
+    httpserver.expect_request("/graphql", method="POST").respond_with_json(
+        {"data": {"skillsPanel": [{"name": "blocked", "trigger": None, "dormant": False}]}}
+    )
     blocker = tmp_path / "file"
     blocker.write_text("x")
     argv = ["skills", "pull", str(blocker / "skills"), "--url", httpserver.url_for("/")]
