@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID
@@ -49,3 +50,72 @@ async def memory_on(conn: asyncpg.Connection, agent_id: UUID) -> bool:
     """Whether the agent reads and saves memories (its groups hold ``memory``)."""
     value: bool = await conn.fetchval(Q["memory_on"], agent_id)
     return value
+
+
+# Attached skills (issue 14, item 6) ---------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AttachableSkill:
+    id: UUID
+    name: str
+    versions: list[int]
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSkillRow:
+    agent_id: UUID
+    position: int
+    kind: str
+    skill_id: UUID | None
+    # None: the skill's latest version.
+    version: int | None
+    anthropic_name: str | None
+    skill_name: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class NewAgentSkill:
+    kind: str
+    skill_id: UUID | None
+    version: int | None
+    anthropic_name: str | None
+
+
+async def lock_agent(conn: asyncpg.Connection, agent_id: UUID) -> bool:
+    """Lock the agent until the transaction ends; False when the workspace has none such."""
+    return await conn.fetchval(Q["lock_agent"], agent_id) is not None
+
+
+async def attachable_skills(
+    conn: asyncpg.Connection,
+    skill_ids: Sequence[UUID],
+    readable: Sequence[UUID],
+    person: UUID | None,
+) -> list[AttachableSkill]:
+    """The skills among ``skill_ids`` the caller may read, with their version numbers."""
+    rows = await conn.fetch(Q["attachable_skills"], list(skill_ids), readable, person)
+    return [AttachableSkill(r["id"], r["name"], list(r["versions"])) for r in rows]
+
+
+async def replace_agent_skills(
+    conn: asyncpg.Connection, agent_id: UUID, skills: Sequence[NewAgentSkill], at: datetime
+) -> None:
+    """The agent's attached skills become ``skills``, in order."""
+    await conn.execute(Q["clear_agent_skills"], agent_id)
+    if skills:
+        await conn.execute(
+            Q["insert_agent_skills"],
+            agent_id,
+            [s.kind for s in skills],
+            [s.skill_id for s in skills],
+            [s.version for s in skills],
+            [s.anthropic_name for s in skills],
+            at,
+        )
+
+
+async def agent_skills(conn: asyncpg.Connection, agent_ids: Sequence[UUID]) -> list[AgentSkillRow]:
+    """The skills attached to the agents, each agent's in order."""
+    rows = await conn.fetch(Q["agent_skills"], list(agent_ids))
+    return [AgentSkillRow(**dict(r)) for r in rows]

@@ -91,15 +91,21 @@ async def search_skills(
     readable: Sequence[UUID],
     person: UUID | None,
     first: int,
+    agent: UUID | None = None,
 ) -> list[SkillHit]:
-    """Readable, offerable skills holding every word of ``text``, best first."""
-    rows = await conn.fetch(Q["search_skills"], text, readable, person, first)
+    """Readable, offerable skills holding every word of ``text``, best first; for an
+    ``agent`` with attached skills, those only, at their versions."""
+    rows = await conn.fetch(Q["search_skills"], text, readable, person, first, agent)
     return [SkillHit(**dict(row)) for row in rows]
 
 
 async def recall_skills(
-    conn: asyncpg.Connection, readable: Sequence[UUID], person: UUID | None, first: int
+    conn: asyncpg.Connection,
+    readable: Sequence[UUID],
+    person: UUID | None,
+    first: int,
+    agent: UUID | None = None,
 ) -> list[SkillHit]:
-    """Readable, offerable skills, most used first."""
-    rows = await conn.fetch(Q["recall_skills"], readable, person, first)
+    """Readable, offerable skills, most used first (for an ``agent``, as search_skills)."""
+    rows = await conn.fetch(Q["recall_skills"], readable, person, first, agent)
     return [SkillHit(**dict(row)) for row in rows]

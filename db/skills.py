@@ -127,11 +127,15 @@ async def skill_activation(
 
 
 async def skill_catalog(
-    conn: asyncpg.Connection, readable: Sequence[UUID], person: UUID | None
+    conn: asyncpg.Connection,
+    readable: Sequence[UUID],
+    person: UUID | None,
+    agent: UUID | None = None,
 ) -> list[CatalogRow]:
     """Every readable skill offered to a model (the catalog, the skills panel), in one
-    statement."""
-    return [CatalogRow(**dict(r)) for r in await conn.fetch(Q["skill_catalog"], readable, person)]
+    statement; for an ``agent`` with attached skills, those only, at their versions."""
+    rows = await conn.fetch(Q["skill_catalog"], readable, person, agent)
+    return [CatalogRow(**dict(r)) for r in rows]
 
 
 async def skills_page(

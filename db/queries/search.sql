@@ -31,8 +31,9 @@ SELECT l.page_id, mr.label AS name, l.key, l.text, l.type, l.day, l.rank
 
 -- name: search_skills
 -- Skills whose name, description and body hold the words of $1 (each word anywhere), among those
--- the caller may read and a model may be offered (not disable-model-invocation): ranked (the
--- name weighs most, then uses), $4 at most, with how many match.
+-- the caller may read and a model may be offered (not disable-model-invocation; for an agent
+-- $5, those it attached at their versions when it attached any: agent_skill_offered): ranked
+-- (the name weighs most, then uses), $4 at most, with how many match.
 WITH q AS (SELECT search_query($1) AS q)
 SELECT s.name, v.description, v.content, s.use_count, s.updated_at,
        ts_rank(setweight(to_tsvector('simple', search_fold(replace(s.name, '-', ' '))), 'A')
@@ -41,7 +42,8 @@ SELECT s.name, v.description, v.content, s.use_count, s.updated_at,
   FROM q, skills s
   JOIN records r ON r.workspace_id = s.workspace_id AND r.id = s.id
   JOIN skill_versions v
-    ON v.workspace_id = s.workspace_id AND v.skill_id = s.id AND v.version = s.latest_version
+    ON v.workspace_id = s.workspace_id AND v.skill_id = s.id
+   AND v.version = agent_skill_offered($5::uuid, s.id, s.latest_version)
  WHERE s.workspace_id = app_workspace_id()
    AND (setweight(to_tsvector('simple', search_fold(replace(s.name, '-', ' '))), 'A')
         || v.search_vector) @@ q.q
@@ -51,13 +53,15 @@ SELECT s.name, v.description, v.content, s.use_count, s.updated_at,
  LIMIT $4;
 
 -- name: recall_skills
--- Without a query: the skills a model may be offered, most used first, $3 at most.
+-- Without a query: the skills a model may be offered (for an agent $4, as search_skills says),
+-- most used first, $3 at most.
 SELECT s.name, v.description, v.content, s.use_count, s.updated_at, 0::real AS rank,
        count(*) OVER () AS total
   FROM skills s
   JOIN records r ON r.workspace_id = s.workspace_id AND r.id = s.id
   JOIN skill_versions v
-    ON v.workspace_id = s.workspace_id AND v.skill_id = s.id AND v.version = s.latest_version
+    ON v.workspace_id = s.workspace_id AND v.skill_id = s.id
+   AND v.version = agent_skill_offered($4::uuid, s.id, s.latest_version)
  WHERE s.workspace_id = app_workspace_id() AND record_readable(r, $1, $2)
    AND COALESCE(v.extra_frontmatter->>'disable-model-invocation', 'false') <> 'true'
  ORDER BY s.use_count DESC, s.updated_at DESC, s.name

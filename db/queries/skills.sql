@@ -34,12 +34,14 @@ SELECT s.id, s.name, v.version, v.content,
 -- name: skill_catalog
 -- Every readable skill's name, latest description and body, use count and last update, in name
 -- order, leaving out skills whose frontmatter disables model invocation (the catalog's and the
--- skills panel's one filter).
+-- skills panel's one filter); for an agent ($3), the skills it attached at their versions when
+-- it attached any (agent_skill_offered, migration 0029).
 SELECT s.name, v.description, v.content, s.use_count, s.updated_at
   FROM skills s
   JOIN records r ON r.workspace_id = s.workspace_id AND r.id = s.id
   JOIN skill_versions v
-    ON v.workspace_id = s.workspace_id AND v.skill_id = s.id AND v.version = s.latest_version
+    ON v.workspace_id = s.workspace_id AND v.skill_id = s.id
+   AND v.version = agent_skill_offered($3::uuid, s.id, s.latest_version)
  WHERE record_readable(r, $1, $2)
    AND COALESCE(v.extra_frontmatter->>'disable-model-invocation', 'false') <> 'true'
  ORDER BY s.name;

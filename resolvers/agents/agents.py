@@ -22,7 +22,7 @@ from resolvers.common.principals import Principal
 MAX_NAME_CHARS = 200
 
 
-def _admin(principal: Principal) -> UUID:
+def admin(principal: Principal) -> UUID:
     """The admin asking (their member id); FORBIDDEN for anyone else."""
     person = principal.person_id
     if not principal.is_own_session or person is None or not principal.row.can_update_settings:
@@ -49,7 +49,7 @@ async def create_agent(
 ) -> AgentRow:
     """A new agent owned by the admin asking, with ``groups`` (none given: the default,
     ``core`` and ``memory``)."""
-    owner = _admin(principal)
+    owner = admin(principal)
     problems = name_problems(name) + tool_group_problems(groups or [])
     if problems:
         raise invalid(problems)
@@ -63,7 +63,7 @@ async def set_tool_groups(
     conn: asyncpg.Connection, principal: Principal, agent_gid: str, groups: Sequence[str]
 ) -> AgentRow:
     """Replace an agent's tool groups (``core`` stays whatever is asked)."""
-    _admin(principal)
+    admin(principal)
     problems = tool_group_problems(groups)
     try:
         agent = ids.decode(agent_gid, "Agent", principal.workspace_id)
@@ -81,7 +81,7 @@ async def set_tool_groups(
 
 async def workspace_agents(conn: asyncpg.Connection, principal: Principal) -> list[AgentRow]:
     """The workspace's agents, in name order (admins only)."""
-    _admin(principal)
+    admin(principal)
     return await agents.agents(conn)
 
 

@@ -219,13 +219,13 @@ async def recall(
     readable, person = principal.readable_objects, principal.person_id
     terms = query_text(query) if query else None
     memories: list[RecalledMemory] = []
+    agent = caller_agent(principal)
     if terms is not None:
-        agent = caller_agent(principal)
         found = await search_db.recall_memory(conn, terms, readable, person, limit, agent)
         memories = [RecalledMemory(h.name, h.type, h.text, h.day) for h in found]
-        skill_rows = await search_db.search_skills(conn, terms, readable, person, limit)
+        skill_rows = await search_db.search_skills(conn, terms, readable, person, limit, agent)
     else:
-        skill_rows = await search_db.recall_skills(conn, readable, person, limit)
+        skill_rows = await search_db.recall_skills(conn, readable, person, limit, agent)
     today = clock.now()
     skills = [
         RecalledSkill(

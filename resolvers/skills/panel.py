@@ -16,6 +16,7 @@ import asyncpg
 
 from db import skills
 from db.skills import CatalogRow
+from resolvers.agents.agents import caller_agent
 from resolvers.common import clock
 from resolvers.common.principals import Principal
 from resolvers.skills.dormancy import is_dormant
@@ -60,5 +61,7 @@ def _entry(row: CatalogRow, now: datetime) -> PanelEntry:
 async def skills_panel(conn: asyncpg.Connection, principal: Principal) -> list[PanelEntry]:
     """The panel's skills, most used first (ties in name order), in one statement."""
     now = clock.now()
-    rows = await skills.skill_catalog(conn, principal.readable_objects, principal.person_id)
+    rows = await skills.skill_catalog(
+        conn, principal.readable_objects, principal.person_id, caller_agent(principal)
+    )
     return sorted((_entry(row, now) for row in rows), key=panel_order)

@@ -10,6 +10,7 @@ import asyncpg
 from db import skill_polish, skills
 from db.skill_polish import PolishRow
 from db.skills import ActivationRow, FileRow, SkillRow, VersionRow
+from resolvers.agents.agents import caller_agent
 from resolvers.common import clock
 from resolvers.common.errors import Problem, invalid, not_found
 from resolvers.common.principals import Principal
@@ -88,7 +89,9 @@ async def catalog(conn: asyncpg.Connection, principal: Principal) -> list[Catalo
     """What a model's prompt lists: names and descriptions, dormant skills without theirs."""
     today = clock.now()
     entries = []
-    for row in await skills.skill_catalog(conn, principal.readable_objects, principal.person_id):
+    for row in await skills.skill_catalog(
+        conn, principal.readable_objects, principal.person_id, caller_agent(principal)
+    ):
         dormant = is_dormant(row.use_count, row.updated_at, today)
         entries.append(CatalogEntry(row.name, None if dormant else row.description, dormant))
     return entries

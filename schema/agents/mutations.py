@@ -6,7 +6,9 @@ import strawberry
 from strawberry.types import Info
 
 from resolvers.agents import agents
-from schema.agents.types import Agent
+from resolvers.agents import skills as agent_skills
+from resolvers.agents.skills import SkillAttachment
+from schema.agents.types import Agent, AgentSkill, AgentSkillInput
 from schema.context import Context
 
 
@@ -37,3 +39,17 @@ class AgentsMutation:
         principal = info.context.principal
         row = await agents.set_tool_groups(info.context.conn, principal, id, tool_groups)
         return Agent.from_row(row, principal.workspace_id)
+
+    @strawberry.mutation(
+        description="Replace an agent's attached skills (admins only), at most 20: custom"
+        " skills of the workspace at a version or latest, anthropic prebuilt skills by name."
+        " Every problem is listed (SCHEMA_VALIDATION_FAILED) and nothing is changed; an agent"
+        " or a skill you may not read is NOT_FOUND."
+    )
+    async def set_agent_skills(
+        self, info: Info[Context, None], id: strawberry.ID, skills: list[AgentSkillInput]
+    ) -> list[AgentSkill]:
+        given = [SkillAttachment(s.type, s.skill_id, s.version) for s in skills]
+        principal = info.context.principal
+        found = await agent_skills.set_agent_skills(info.context.conn, principal, id, given)
+        return [AgentSkill.from_row(s) for s in found]
