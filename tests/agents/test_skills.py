@@ -121,7 +121,12 @@ async def test_the_agents_catalog_panel_and_recall_list_its_attached_skills(clie
     theirs = data(await gql(client, ws.tokens["member"], RECALL, {"query": None}))["recall"]
     assert {s["name"] for s in theirs["skills"]} == {"invoice-followup", "invoice-dispute"}
     listed = data(await gql(client, ws.tokens["admin"], AGENTS))["agents"][0]["skills"]
-    assert listed[1] == {"type": "anthropic", "skillId": "xlsx", "version": "latest", "name": "xlsx"}
+    assert listed[1] == {
+        "type": "anthropic",
+        "skillId": "xlsx",
+        "version": "latest",
+        "name": "xlsx",
+    }
     # Emptying the list offers every skill again.
     assert not codes(await attach(client, ws, agent, []))
     again = data(await gql(client, ws.tokens["agent"], CATALOG))["skillCatalog"]

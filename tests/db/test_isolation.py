@@ -15,10 +15,13 @@ import httpx
 import pytest
 
 from db import agents as db_agents
+from db import identity
 from db import mail as db_mail
 from db.identity import insert_actor
 from db.pool import begin_workspace, create_pool
 from gateway.app import create_app
+from resolvers.agents import skills as agent_skills
+from resolvers.agents.skills import SkillAttachment, public_skill_id
 from resolvers.common import ids
 from resolvers.common.principals import Principal, principal_for_token, token_hash
 from resolvers.memory import proposals, settings
@@ -73,6 +76,7 @@ EXPECTED_TABLES = {
     "mail_message_links",
     "mail_exchanges",
     "skill_polishes",
+    "agent_skills",
 }
 
 # The documented exception: the job queue of the Dreamer's workers (migration 0012, pgqueuer's
@@ -123,6 +127,7 @@ async def fill(pool: asyncpg.Pool, ws: Workspace, prefix: str) -> list[str]:
         )
         await writing.record_skill_use(conn, admin, "house-style", "Keep it short.")
         await conn.execute(POLISH_ROW, f"{prefix} refused")
+        await _attachment_rows(conn, ws, admin)
     loaded = await load_records(
         pool,
         ws.tokens["member"],
@@ -161,6 +166,18 @@ async def fill(pool: asyncpg.Pool, ws: Workspace, prefix: str) -> list[str]:
         await conversations.end(conn, member, "c1")
         await _dreamer_rows(conn, ws, loaded[0], prefix)
     return loaded
+
+
+async def _attachment_rows(conn: asyncpg.Connection, ws: Workspace, admin: Principal) -> None:
+    """The agent Scout's attached skills: house-style pinned at its first version, a prebuilt."""
+    scout = await identity.agent_by_name(conn, "Scout")
+    skill = await conn.fetchval("SELECT id FROM skills WHERE name = 'house-style'")
+    assert scout is not None
+    given = [
+        SkillAttachment("custom", public_skill_id(ws.id, skill), "1"),
+        SkillAttachment("anthropic", "pdf"),
+    ]
+    await agent_skills.set_agent_skills(conn, admin, ws.gid(scout.id, "Agent"), given)
 
 
 # What a pass leaves (the pass is not built here): a pass, the conversation's first waiting
@@ -573,12 +590,17 @@ async def test_an_agents_tool_groups_are_read_and_set_in_its_workspace_only(pool
             assert await db_agents.memory_on(conn, theirs) is False
             assert [row.name for row in await db_agents.agents(conn)] == ["Scout"]
             assert theirs not in [row.id for row in await db_agents.agents(conn)]
+            # Nor are its attached skills read, cleared or added to from there.
+            assert await db_agents.agent_skills(conn, [theirs]) == []
+            assert await db_agents.lock_agent(conn, theirs) is False
+            await db_agents.replace_agent_skills(conn, theirs, [], datetime.now(UTC))
         finally:
             await tx.rollback()
     assert await owner.fetchval("SELECT tool_groups FROM agents WHERE id = $1", theirs) == [
         "core",
         "memory",
     ]
+    assert await rows_by_workspace(owner, "agent_skills", b.id) == 2
 
 
 async def test_app_role_cannot_truncate_nor_touch_migrations_nor_create(owner):
@@ -775,6 +797,8 @@ async def test_updating_and_deleting_another_workspace_touch_nothing(pool, owner
             for table in tables:
                 if table in IMMUTABLE_TABLES:
                     continue  # the app may not update or delete these at all (tested below)
+                if table in REPLACED_TABLES:
+                    continue  # the app deletes and inserts these, never updates them (below)
                 assert (
                     await conn.execute(
                         f'UPDATE "{table}" SET workspace_id = workspace_id'  # noqa: S608
@@ -1070,6 +1094,8 @@ IMMUTABLE_TABLES = (
     "skill_polishes",
 )
 UNDELETABLE_TABLES = ("memory_pages",)
+# Replaced as a whole (deleted, then inserted), never updated: an agent's attached skills.
+REPLACED_TABLES = ("agent_skills",)
 
 
 async def test_memory_pages_are_never_deleted_by_the_application(pool, owner, two):
@@ -1079,6 +1105,27 @@ async def test_memory_pages_are_never_deleted_by_the_application(pool, owner, tw
         with pytest.raises(asyncpg.InsufficientPrivilegeError):
             await conn.execute("DELETE FROM memory_pages")
     assert await rows_by_workspace(owner, "memory_pages", a.id) > 0
+
+
+@pytest.mark.parametrize("table", REPLACED_TABLES)
+async def test_replaced_tables_are_never_updated_and_delete_in_one_workspace(
+    pool, owner, two, table
+):
+    a, b = two
+    async with pool.acquire() as conn:
+        async with conn.transaction():
+            await conn.execute("SELECT app_begin_workspace($1)", a.id)
+            with pytest.raises(asyncpg.InsufficientPrivilegeError):
+                await conn.execute(f'UPDATE "{table}" SET workspace_id = workspace_id')  # noqa: S608
+        tx = conn.transaction()
+        await tx.start()
+        try:
+            await conn.execute("SELECT app_begin_workspace($1)", a.id)
+            delete = f'DELETE FROM "{table}" WHERE workspace_id = $1'  # noqa: S608
+            assert await conn.execute(delete, b.id) == "DELETE 0"
+        finally:
+            await tx.rollback()
+    assert await rows_by_workspace(owner, table, b.id) > 0
 
 
 @pytest.mark.parametrize("table", IMMUTABLE_TABLES)
