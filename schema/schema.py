@@ -7,6 +7,7 @@ from strawberry.schema.config import StrawberryConfig
 
 from schema.agents.mutations import AgentsMutation
 from schema.agents.queries import AgentsQuery
+from schema.cards.conversations import ConversationsMutation, ConversationsQuery
 from schema.cards.mutations import CardsMutation
 from schema.cards.queries import CardsQuery
 from schema.direct import use_direct_resolvers
@@ -33,6 +34,7 @@ class Query(
     MemoryQuery,
     DreamerQuery,
     CardsQuery,
+    ConversationsQuery,
     SearchQuery,
     AgentsQuery,
 ):
@@ -48,6 +50,7 @@ class Mutation(
     DreamerMutation,
     MailMutation,
     CardsMutation,
+    ConversationsMutation,
     AgentsMutation,
 ):
     pass

@@ -2,7 +2,8 @@
 -- What person $3 stored for message $1 and conversation $2 (the ids are each person's own):
 -- the message's cards with the profiles its turn read (a turn of a conversation); the
 -- conversation's generation (its compactions so far), whether it ended, the agent it began
--- with (null: it has not begun), and the profiles snapshot of its generation, if read yet.
+-- with (its creation's, migration 0029, or its first snapshot's; null: it has not begun), and
+-- the profiles snapshot of its generation, if read yet.
 WITH events AS (
     SELECT count(*) FILTER (WHERE e.kind = 'compacted')::integer AS generation,
            COALESCE(bool_or(e.kind = 'ended'), false) AS ended
@@ -21,12 +22,16 @@ SELECT (SELECT jsonb_build_object('cards', c.cards, 'budget', c.budget, 'profile
           FROM turn_snapshots s
          WHERE s.workspace_id = app_workspace_id() AND s.person_id = $3
            AND s.conversation_id = $2 AND s.generation = events.generation) AS snapshot,
-       (SELECT jsonb_build_object('agent_id', s.agent_id)
-          FROM turn_snapshots s
-         WHERE s.workspace_id = app_workspace_id() AND s.person_id = $3
-           AND s.conversation_id = $2
-         ORDER BY s.generation
-         LIMIT 1) AS began,
+       COALESCE((SELECT jsonb_build_object('agent_id', t.agent_id)
+                   FROM conversation_starts t
+                  WHERE t.workspace_id = app_workspace_id() AND t.person_id = $3
+                    AND t.conversation_id = $2),
+                (SELECT jsonb_build_object('agent_id', s.agent_id)
+                   FROM turn_snapshots s
+                  WHERE s.workspace_id = app_workspace_id() AND s.person_id = $3
+                    AND s.conversation_id = $2
+                  ORDER BY s.generation
+                  LIMIT 1)) AS began,
        events.generation, events.ended
   FROM events;
 
@@ -181,9 +186,9 @@ SELECT EXISTS (SELECT 1 FROM turn) AS turn_stored,
        EXISTS (SELECT 1 FROM snapshot) AS snapshot_stored;
 
 -- name: conversation_state
--- Person $1's conversation $2 as its caller sees it: no row unless it began (a turn read its
--- profiles, or one of its messages was recorded) and, for an agent's token ($3), it is that
--- agent's. Its compactions so far, the last one's time, and when it ended.
+-- Person $1's conversation $2 as its caller sees it: no row unless it began (it was created, a
+-- turn read its profiles, or one of its messages was recorded) and, for an agent's token ($3),
+-- it is that agent's. Its compactions so far, the last one's time, and when it ended.
 SELECT v.compactions, v.compacted_at, v.ended_at
   FROM (SELECT count(*) FILTER (WHERE e.kind = 'compacted')::integer AS compactions,
                max(e.at) FILTER (WHERE e.kind = 'compacted') AS compacted_at,
@@ -198,7 +203,11 @@ SELECT v.compactions, v.compacted_at, v.ended_at
     OR EXISTS (SELECT 1 FROM conversations c
                 WHERE c.workspace_id = app_workspace_id() AND c.person_id = $1
                   AND c.external_id = $2
-                  AND ($3::uuid IS NULL OR c.agent_id = $3));
+                  AND ($3::uuid IS NULL OR c.agent_id = $3))
+    OR EXISTS (SELECT 1 FROM conversation_starts t
+                WHERE t.workspace_id = app_workspace_id() AND t.person_id = $1
+                  AND t.conversation_id = $2
+                  AND ($3::uuid IS NULL OR t.agent_id = $3));
 
 -- name: record_conversation_event
 -- Appends a compaction or the end ($4) of person $2's conversation $3, by $5 $6 at $7, unless

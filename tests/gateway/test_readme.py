@@ -28,8 +28,11 @@ from db.migrate import apply_migrations
 from db.pool import begin_workspace, connect
 from gateway.cli.main import main
 from gateway.demo import DEMO_MAILBOX, DEMO_MEMBER_EMAIL, DEMO_WORKSPACE_ID, ensure_demo
+from resolvers.agents.skills import public_skill_id
 from resolvers.common import ids
 from resolvers.common.principals import issue_token
+from resolvers.stores.workspace import WORKSPACE_STORE_ID
+from resolvers.turns.attachments import public_store_id
 from tests.gateway.readme_examples import (
     README,
     README_URL,
@@ -122,6 +125,8 @@ async def _fixed_values(dsn: str) -> dict[str, str]:
             mailbox = await conn.fetchval(
                 "SELECT id FROM mailboxes WHERE external_id = $1", DEMO_MAILBOX
             )
+            scout = await conn.fetchval("SELECT id FROM agents WHERE name = 'Scout'")
+            skill = await conn.fetchval("SELECT id FROM skills WHERE name = 'invoice-followup'")
             token = await issue_token(conn, "member", member_id=alice, purpose="test")
             values = {
                 "TOKEN": token,
@@ -131,6 +136,9 @@ async def _fixed_values(dsn: str) -> dict[str, str]:
                 "CLAIRE_ID": ids.encode("Member", ws, claire),
                 "ROUTINE_ID": ids.encode("Routine", ws, routine),
                 "MAILBOX": ids.encode("Mailbox", ws, mailbox),
+                "SCOUT_ID": ids.encode("Agent", ws, scout),
+                "SKILL_ID": public_skill_id(ws, skill),
+                "MEMORY_STORE_ID": public_store_id(ws, WORKSPACE_STORE_ID),
             }
             return values
     finally:
