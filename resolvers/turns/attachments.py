@@ -137,7 +137,9 @@ def _id_problems(conversation_id: str) -> list[Problem]:
 
 
 async def _readable(
-    conn: asyncpg.Connection, principal: Principal, parsed: list[tuple[UUID | None, object]]
+    conn: asyncpg.Connection,
+    principal: Principal,
+    parsed: Sequence[tuple[UUID | None, StoreAttachment]],
 ) -> None:
     """NOT_FOUND unless the caller may read every store named."""
     wanted = [s for s, _ in parsed if s is not None and s != WORKSPACE_STORE_ID]

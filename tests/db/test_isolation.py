@@ -32,7 +32,8 @@ from resolvers.memory.mail.checks import MailboxInput, MessageInput
 from resolvers.records.workspaces import create_object, grant_standard_roles
 from resolvers.skills import writing
 from resolvers.skills.versions import NewFile
-from resolvers.turns import conversations, turns
+from resolvers.stores import stores
+from resolvers.turns import attachments, conversations, turns
 from tests.factories import Workspace, codes, gql, load_records, make_page
 
 APP_ROLE = "skillmem_app"
@@ -77,6 +78,8 @@ EXPECTED_TABLES = {
     "mail_exchanges",
     "skill_polishes",
     "agent_skills",
+    "conversation_starts",
+    "conversation_memory_stores",
 }
 
 # The documented exception: the job queue of the Dreamer's workers (migration 0012, pgqueuer's
@@ -162,6 +165,7 @@ async def fill(pool: asyncpg.Pool, ws: Workspace, prefix: str) -> list[str]:
         await turns.turn_context(
             conn, member, turns.TurnInput(message, conversation_id="c1", message_id="m1")
         )
+        await _conversation_rows(conn, member, prefix)
         await conversations.compact(conn, member, "c1")
         await conversations.end(conn, member, "c1")
         await _dreamer_rows(conn, ws, loaded[0], prefix)
@@ -178,6 +182,19 @@ async def _attachment_rows(conn: asyncpg.Connection, ws: Workspace, admin: Princ
         SkillAttachment("anthropic", "pdf"),
     ]
     await agent_skills.set_agent_skills(conn, admin, ws.gid(scout.id, "Agent"), given)
+
+
+async def _conversation_rows(conn: asyncpg.Connection, member: Principal, prefix: str) -> None:
+    """A conversation created with a store attached read-only."""
+    made = await stores.create_store(conn, member, stores.StoreInput(f"{prefix} attached"))
+    attached = [
+        attachments.StoreAttachment(
+            attachments.public_store_id(member.workspace_id, made.id), "read_only", "Read it."
+        )
+    ]
+    await attachments.start_conversation(
+        conn, member, attachments.StartInput("c-attached", None, attached)
+    )
 
 
 # What a pass leaves (the pass is not built here): a pass, the conversation's first waiting
@@ -1092,6 +1109,8 @@ IMMUTABLE_TABLES = (
     "turn_cards",
     "conversation_events",
     "skill_polishes",
+    "conversation_starts",
+    "conversation_memory_stores",
 )
 UNDELETABLE_TABLES = ("memory_pages",)
 # Replaced as a whole (deleted, then inserted), never updated: an agent's attached skills.

@@ -7,7 +7,6 @@ FORBIDDEN); other workspaces' stores are NOT_FOUND."""
 
 from __future__ import annotations
 
-import anthropic
 import pytest
 
 from db.pool import begin_workspace
@@ -63,7 +62,10 @@ async def attachment_rows(pool, ws: Workspace) -> int:
 
 async def test_a_conversation_attaches_8_stores_and_the_9th_is_refused(client, pool, ws):
     made = [await make_store(pool, ws, f"Store {n}") for n in range(9)]
-    eight = [attach(s, "read_only" if n % 2 else "read_write", f"Notes {n}.") for n, s in enumerate(made[:8])]
+    eight = [
+        attach(s, "read_only" if n % 2 else "read_write", f"Notes {n}.")
+        for n, s in enumerate(made[:8])
+    ]
     refused = await start(client, ws.tokens["member"], "c-9", [*eight, attach(made[8])])
     assert codes(refused) == ["SCHEMA_VALIDATION_FAILED"]
     assert problems(refused) == [
@@ -87,7 +89,9 @@ async def test_stores_attach_at_creation_only(client, pool, ws):
     assert codes(again) == ["SCHEMA_VALIDATION_FAILED"]
     assert problems(again)[0]["field"] == "memoryStores"
     # A conversation begun by its first turn is not created afterwards either.
-    assert not codes(await gql(client, ws.tokens["member"], TURN, {"message": "Hi", "conversation": "c-2"}))
+    assert not codes(
+        await gql(client, ws.tokens["member"], TURN, {"message": "Hi", "conversation": "c-2"})
+    )
     late = await start(client, ws.tokens["member"], "c-2", [attach(store)])
     assert codes(late) == ["SCHEMA_VALIDATION_FAILED"]
     assert await attachment_rows(pool, ws) == 0
@@ -102,7 +106,9 @@ async def test_a_created_conversation_keeps_its_agent(client, pool, ws):
     # The person's own token speaks in it without the agent: refused as another agent's.
     turn = await gql(client, ws.tokens["member"], TURN, {"message": "Hi", "conversation": "c-a"})
     assert codes(turn) == ["FORBIDDEN"]
-    assert not codes(await gql(client, ws.tokens["agent"], TURN, {"message": "Hi", "conversation": "c-a"}))
+    assert not codes(
+        await gql(client, ws.tokens["agent"], TURN, {"message": "Hi", "conversation": "c-a"})
+    )
 
 
 async def test_every_problem_is_listed_and_other_workspaces_stores_are_not_found(
@@ -131,36 +137,6 @@ async def test_every_problem_is_listed_and_other_workspaces_stores_are_not_found
     # The workspace's memory store attaches read-only.
     made = await start(client, ws.tokens["member"], "c-1", [attach(workspace_store, "read_only")])
     assert data(made)["startConversation"]["memoryStores"][0]["name"] == "Workspace memory"
-
-
-async def test_the_agent_writes_no_read_only_store_through_the_sdk(client, pool, sdk, ws):
-    shared = await make_store(pool, ws, "Shared reference")
-    own = await make_store(pool, ws, "Per-user")
-    agent = sdk(ws.tokens["agent"]).beta.memory_stores
-    person = sdk(ws.tokens["member"]).beta.memory_stores
-    written = await agent.memories.create(shared, path="/before.md", content="Before.")
-    attached = [attach(shared, "read_only", "Check first."), attach(own, "read_write")]
-    assert not codes(await start(client, ws.tokens["agent"], "s-1", attached))
-    with pytest.raises(anthropic.PermissionDeniedError) as refused:
-        await agent.memories.create(shared, path="/notes.md", content="Mine now.")
-    assert refused.value.status_code == 403
-    for write in (
-        agent.memories.update(written.id, memory_store_id=shared, content="Changed."),
-        agent.memories.delete(written.id, memory_store_id=shared),
-        agent.update(shared, name="Renamed"),
-        agent.archive(shared),
-        agent.delete(shared),
-    ):
-        with pytest.raises(anthropic.PermissionDeniedError):
-            await write
-    # Reading stays; the read-write store is written; the person is not narrowed.
-    assert (await agent.memories.retrieve(written.id, memory_store_id=shared)).content == "Before."
-    await agent.memories.create(own, path="/notes.md", content="Mine.")
-    await person.memories.create(shared, path="/person.md", content="By the person.")
-    # Once the conversation ends its read-only attachment no longer holds the agent.
-    end = 'mutation { endConversation(conversationId: "s-1") { ended } }'
-    assert not codes(await gql(client, ws.tokens["agent"], end))
-    await agent.memories.create(shared, path="/after.md", content="After.")
 
 
 async def test_the_agent_writes_no_read_only_store_through_the_resolvers(client, pool, ws):
