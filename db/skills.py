@@ -111,9 +111,11 @@ async def skill_activation(
     version: int | None,
     readable: Sequence[UUID],
     person: UUID | None,
+    agent: UUID | None = None,
 ) -> ActivationRow | None:
-    """A readable skill's body and file list at ``version``, in one statement."""
-    row = await conn.fetchrow(Q["skill_activation"], name, version, readable, person)
+    """A readable skill's body and file list at ``version`` (None: the version ``agent``
+    attached, else the latest), in one statement."""
+    row = await conn.fetchrow(Q["skill_activation"], name, version, readable, person, agent)
     if row is None:
         return None
     return ActivationRow(

@@ -9,7 +9,8 @@ SELECT id, name, parent_id, parent_name, latest_version, use_count, last_used_at
 
 -- name: skill_activation
 -- A readable skill at a version with its files (never their content) and the names of its
--- readable sub-skills, in one statement.
+-- readable sub-skills, in one statement. No version: for an agent ($5), the version it attached
+-- (agent_skill_offered, migration 0029), else the latest.
 SELECT s.id, s.name, v.version, v.content,
        COALESCE((SELECT jsonb_agg(jsonb_build_object(
                             'path', f.path, 'sha256', f.sha256, 'size', f.size, 'mode', f.mode)
@@ -27,7 +28,8 @@ SELECT s.id, s.name, v.version, v.content,
   JOIN records r ON r.workspace_id = s.workspace_id AND r.id = s.id
   JOIN skill_versions v
     ON v.workspace_id = s.workspace_id AND v.skill_id = s.id
-   AND v.version = COALESCE($2, s.latest_version)
+   AND v.version = COALESCE($2, agent_skill_offered($5::uuid, s.id, s.latest_version),
+                            s.latest_version)
  WHERE s.name = $1
    AND record_readable(r, $3, $4);
 

@@ -74,9 +74,15 @@ async def activation(
     version: int | None = None,
     target: str = "sandbox",
 ) -> Activation:
-    """The body, the folder it is written to and its file list (one statement)."""
+    """The body, the folder it is written to and its file list (one statement); no version:
+    an agent's attached version, else the latest."""
     row: ActivationRow | None = await skills.skill_activation(
-        conn, name, version, principal.readable_objects, principal.person_id
+        conn,
+        name,
+        version,
+        principal.readable_objects,
+        principal.person_id,
+        caller_agent(principal),
     )
     if row is None:
         raise not_found("skill")

@@ -17,6 +17,7 @@ SET = """mutation SetSkills($id: ID!, $skills: [AgentSkillInput!]!) {
 }"""
 AGENTS = "query { agents { name skills { type skillId version name } } }"
 CATALOG = "query { skillCatalog { name description } }"
+ACTIVATE = "query($name: String!) { skillActivation(name: $name) { version } }"
 PANEL = "query { skillsPanel { name } }"
 RECALL = """query Recall($query: String) {
   recall(input: {query: $query}) { skills { name trigger } text }
@@ -98,6 +99,10 @@ async def test_latest_follows_the_skill_and_a_pinned_version_stays(client, pool,
     }
     listed = data(await gql(client, ws.tokens["admin"], AGENTS))["agents"]
     assert [s["version"] for s in listed[0]["skills"]] == ["1", "latest"]
+    # Activated without a version, a pinned skill is the agent's version; the person's, latest.
+    for token, version in ((ws.tokens["agent"], 1), (ws.tokens["member"], 2)):
+        read = data(await gql(client, token, ACTIVATE, {"name": "pinned-skill"}))
+        assert read["skillActivation"]["version"] == version
 
 
 async def test_the_agents_catalog_panel_and_recall_list_its_attached_skills(client, pool, ws):
