@@ -43,7 +43,9 @@ def read_parts(parts: list[Part]) -> ArchiveFolder:
         if reason is not None:
             problems.append(_problem(part.filename, reason))
         if len(part.content) > limits.MAX_FILE_BYTES:
-            message = f"is {len(part.content)} bytes, more than the limit of {limits.MAX_FILE_BYTES}"
+            message = (
+                f"is {len(part.content)} bytes, more than the limit of {limits.MAX_FILE_BYTES}"
+            )
             problems.append(_problem(part.filename, message))
         members.append(Member(part.filename, part.filename, "file", len(part.content), 0o644))
     problems += [_from_layout(p) for p in layout_problems(members)]
