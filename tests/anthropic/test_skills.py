@@ -46,7 +46,8 @@ async def graphql_skill(client: httpx.AsyncClient, token: str, name: str) -> Any
 async def test_a_skill_is_created_read_and_versioned_as_graphql_sees_it(sdk, ws, client):
     api = sdk(ws.tokens["admin"])
     created = await api.beta.skills.create(
-        files=upload("weekly-report", files={"scripts/run.sh": SCRIPT}), display_name="Weekly report"
+        files=upload("weekly-report", files={"scripts/run.sh": SCRIPT}),
+        display_name="Weekly report",
     )
     assert created.id.startswith("skill_") and created.type == "skill"
     assert created.display_name == "Weekly report"
