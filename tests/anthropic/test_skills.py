@@ -20,7 +20,7 @@ from tests.skills.test_transfer import export, folder, read_zip, send_import, sk
 
 Upload = list[tuple[str, bytes, str]]
 SCRIPT = b"#!/bin/sh\necho report\n"
-TONE = "Tone: plain, short sentences.\n".encode()
+TONE = b"Tone: plain, short sentences.\n"
 GRAPHQL_SKILL = """query($name: String!) { skill(name: $name) { name version description } }"""
 
 
