@@ -146,6 +146,7 @@ async def _upload(request: Request) -> tuple[list[Part], UploadForm]:
         else:  # a part sent without a file name
             parts.append(Part(None, value.encode()))
     fields = {k: v for k, v in form.multi_items() if k != FIELD and isinstance(v, str)}
+    await form.close()
     try:
         return parts, UploadForm.model_validate(fields)
     except ValidationError as error:

@@ -65,6 +65,10 @@ async def test_a_skill_is_created_read_and_versioned_as_graphql_sees_it(sdk, ws,
         created.id, files=upload("weekly-report", "Write the weekly report, shorter.")
     )
     assert second.id != first.id and second.name == "weekly-report"
+    same = await api.beta.skills.versions.create(
+        created.id, files=upload("weekly-report", "Write the weekly report, shorter.")
+    )
+    assert same.id == second.id  # nothing changed: no new version, the latest answered
     again = await api.beta.skills.retrieve(created.id)
     assert again.latest_version_id == second.id
     assert again.display_name == "Weekly report"
