@@ -21,6 +21,7 @@ from db.embedded import start_embedded
 from db.events import Listener
 from db.migrate import apply_migrations
 from db.pool import api_dsn, connect, create_pool
+from gateway.anthropic import skills as anthropic_skills
 from gateway.http import (
     conversations,
     dreamer,
@@ -180,6 +181,7 @@ def routes(settings: Settings) -> list[BaseRoute]:
         Route("/v1/mailboxes/{id}/messages", mail.post_messages, methods=["POST"]),
         Route("/skills/import", skills.import_skills, methods=["POST"]),
         Route("/skills/export", skills.export_skills, methods=["POST"]),
+        *anthropic_skills.ROUTES,
         Route("/healthz", health.healthz, methods=["GET"]),
         Route("/readyz", health.readyz, methods=["GET"]),
         Route(METRICS_PATH, metrics_endpoint(settings), methods=["GET"]),
