@@ -5,7 +5,7 @@ baseSha256 names. Writes are refused: memory is written through proposals."""
 
 from __future__ import annotations
 
-import re
+import unicodedata
 from datetime import datetime
 from uuid import UUID, uuid5
 
@@ -16,6 +16,7 @@ from db.memory_stores import EntryRow, MemoryRow, StoreRow, WorkspacePageRow
 from resolvers.common.errors import Code, DomainError
 from resolvers.common.principals import Principal
 from resolvers.memory.access import may_read, view
+from resolvers.skills.paths import BAD_PATH_CHAR, SURROGATE
 
 # The store's local id, the same in every workspace (its public id names the workspace).
 WORKSPACE_STORE_ID = uuid5(UUID("6d656d6f-7279-4000-8000-73746f726573"), "workspace-memory")
@@ -28,7 +29,7 @@ READ_ONLY = (
     "The workspace memory store is read-only: memory is written through proposals, use"
     " propose_memory (GraphQL proposeMemory)."
 )
-_UNSAFE = re.compile(r"[/\\\x00-\x1f\x7f]+")
+MAX_NAME_CHARS = 200
 _PROFILE_FOLDERS = {"member": "members", "agent": "agents", "routine": "routines"}
 
 
@@ -62,9 +63,11 @@ async def workspace_store(conn: asyncpg.Connection, principal: Principal) -> Sto
 
 
 def file_name(name: str) -> str:
-    """A page's name as one path segment: no slash nor control character, never '.' or '..'."""
-    cleaned = _UNSAFE.sub("-", name).strip() or "page"
-    return f"{cleaned}.md"
+    """A page's name as one path segment a memory path accepts: in NFC, no slash, control or
+    formatting character, at most 200 characters, with `.md`."""
+    cleaned = unicodedata.normalize("NFC", SURROGATE.sub("-", name))
+    cleaned = BAD_PATH_CHAR.sub("-", cleaned.replace("/", "-"))
+    return f"{cleaned.strip()[:MAX_NAME_CHARS] or 'page'}.md"
 
 
 def page_path(row: WorkspacePageRow) -> str:
