@@ -19,6 +19,8 @@ import asyncpg
 import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gateway.anthropic import errors as sdk_errors
+from gateway.anthropic.errors import ApiError, is_anthropic_path, refusal
 from gateway.http.body import (
     BodyRefused,
     body_cap,
@@ -256,6 +258,10 @@ async def refuse(
     problems: list[Problem] | None = None,
 ) -> None:
     """Answer the request here with one error, in the convention of the route asked for."""
+    if is_anthropic_path(scope["path"]):
+        listed_problems = [p.as_dict() for p in problems or []]
+        await refuse_as_sdk(scope, send, refusal(status, code, message, listed_problems))
+        return
     graphql = scope["path"] == "/graphql"
     listed = [p.as_dict() for p in problems or []]
     body = error_body(code, message, scope["request_id"], listed, plain=not graphql)
@@ -271,4 +277,17 @@ async def refuse(
     payload = orjson.dumps(body)
     headers.append((b"content-length", str(len(payload)).encode()))
     await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": payload})
+
+
+async def refuse_as_sdk(scope: Scope, send: Send, error: ApiError) -> None:
+    """A refusal on the `anthropic` SDK's routes, in its shape (gateway/anthropic/errors.py)."""
+    request_id = scope["request_id"]
+    payload = orjson.dumps(sdk_errors.error_body(error, request_id))
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(payload)).encode()),
+        *((k.encode(), v.encode()) for k, v in sdk_errors.error_headers(error, request_id).items()),
+    ]
+    await send({"type": "http.response.start", "status": error.status, "headers": headers})
     await send({"type": "http.response.body", "body": payload})

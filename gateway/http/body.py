@@ -15,6 +15,9 @@ from gateway.http.records import MAX_RECORDS_BODY_BYTES
 from gateway.http.responses import MAX_JSON_BODY_BYTES
 from resolvers.skills.archive.limits import MAX_ARCHIVE_BYTES
 
+# Multipart's part headers around an upload's files; a memory's JSON at worst.
+MULTIPART_OVERHEAD = 4 * 1024 * 1024
+MAX_MEMORY_BODY_BYTES = 1024 * 1024
 # Each route's cap on its body, read before anything else: a route not named takes a small JSON
 # body (settings, preferences, a souvenir's deletion, export options).
 ROUTE_BODY_CAPS = {
@@ -27,6 +30,10 @@ ROUTE_BODY_CAPS = {
 ROUTE_PATTERN_BODY_CAPS = (
     (re.compile(r"/agents/sessions/[^/]+/messages"), MAX_MESSAGE_BODY_BYTES),
     (re.compile(r"/v1/mailboxes/[^/]+/messages"), MAX_MAIL_BODY_BYTES),
+    # The SDK's skill uploads (a folder as multipart parts) and a memory store's memory (102,400
+    # bytes of text, each character escaped in JSON at worst).
+    (re.compile(r"/v1/skills(/[^/]+/versions)?"), MAX_ARCHIVE_BYTES + MULTIPART_OVERHEAD),
+    (re.compile(r"/v1/memory_stores/[^/]+/memories(/[^/]+)?"), MAX_MEMORY_BODY_BYTES),
 )
 # A body may take the settings' body_read_timeout, plus one second for each
 # MIN_UPLOAD_BYTES_PER_SECOND it declares: an honest slow upload of a large archive arrives, an

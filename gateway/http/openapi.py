@@ -17,6 +17,7 @@ from pydantic.json_schema import JsonSchemaMode, models_json_schema
 from starlette.requests import Request
 from starlette.responses import Response
 
+from gateway.anthropic.errors import ANTHROPIC_PREFIXES
 from gateway.http import conversations, dreamer, mail, memory, records, skills
 from gateway.http.fields import Answer
 from gateway.http.responses import json_response
@@ -24,7 +25,8 @@ from resolvers.common.errors import Code
 
 OPENAPI_PATH = "/openapi.json"
 # Routes that are not the API's plain JSON routes (prefixes).
-NOT_DOCUMENTED = ("/graphql", "/mcp", "/metrics", "/static", OPENAPI_PATH)
+# ... and the `anthropic` SDK's routes, whose contract is the SDK's (gateway/anthropic/).
+NOT_DOCUMENTED = ("/graphql", "/mcp", "/metrics", "/static", OPENAPI_PATH, *ANTHROPIC_PREFIXES)
 VERSION = "0.1.0"
 
 

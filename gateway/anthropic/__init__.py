@@ -1,0 +1,1 @@
+"""The routes the official `anthropic` SDK speaks to (issue 14): skills, memory stores, dreams."""
