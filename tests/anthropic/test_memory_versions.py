@@ -34,9 +34,7 @@ async def test_versions_outlive_their_memory_with_their_actor(sdk, ws: Workspace
     assert (modified.path, modified.content_size_bytes) == ("/a.md", 3)
     full = await client.memory_versions.retrieve(created.id, memory_store_id=store.id)
     assert full.content == "one"  # retrieve answers the full view
-    only = [
-        v.operation async for v in client.memory_versions.list(store.id, operation="modified")
-    ]
+    only = [v.operation async for v in client.memory_versions.list(store.id, operation="modified")]
     assert only == ["modified"]
     listed = [v.content async for v in client.memory_versions.list(store.id, view="full")]
     assert listed == [None, "two", "one"]

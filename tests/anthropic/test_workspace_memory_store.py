@@ -65,7 +65,9 @@ async def test_the_workspace_store_shows_the_pages_the_caller_reads(
     assert "Acme pays late" in (acme.content or "")
     read = await member.beta.memory_stores.memories.retrieve(acme.id, memory_store_id=store_id)
     assert read.content == acme.content
-    top = [(e.type, e.path) async for e in member.beta.memory_stores.memories.list(store_id, depth=1)]
+    top = [
+        (e.type, e.path) async for e in member.beta.memory_stores.memories.list(store_id, depth=1)
+    ]
     assert top == [("memory_prefix", "/profiles/"), ("memory_prefix", "/records/")]
     admin = sdk(ws.tokens["admin"])
     theirs = [
