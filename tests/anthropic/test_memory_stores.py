@@ -224,6 +224,9 @@ async def test_every_problem_of_an_input_is_listed_and_nothing_is_written(sdk, w
         await client.memories.list(store.id, path_prefix="/notes")
     assert "path_prefix: a path prefix ends with '/'" in raised.value.message
     assert [m async for m in client.memories.list(store.id)] == []
+    # At the limit: 102,400 bytes of UTF-8 (four-byte characters, escaped twice as long in JSON).
+    full = await client.memories.create(store.id, path="/full.md", content="😀" * 25_600)
+    assert full.content_size_bytes == 102_400
 
 
 async def test_an_unknown_token_is_401(sdk):
