@@ -29,6 +29,7 @@ from resolvers.memory.mail.checks import MailboxInput, MessageInput
 from resolvers.records.workspaces import create_object, grant_standard_roles
 from resolvers.skills import writing
 from resolvers.skills.versions import NewFile
+from resolvers.stores import memories, stores
 from resolvers.turns import conversations, turns
 from tests.factories import Workspace, codes, gql, load_records, make_page
 
@@ -74,6 +75,9 @@ EXPECTED_TABLES = {
     "mail_exchanges",
     "skill_polishes",
     "skill_version_withdrawals",
+    "memory_stores",
+    "store_memories",
+    "store_memory_versions",
 }
 
 # The documented exception: the job queue of the Dreamer's workers (migration 0012, pgqueuer's
@@ -160,10 +164,22 @@ async def fill(pool: asyncpg.Pool, ws: Workspace, prefix: str) -> list[str]:
         await turns.turn_context(
             conn, member, turns.TurnInput(message, conversation_id="c1", message_id="m1")
         )
+        await _store_rows(conn, member, prefix)
         await conversations.compact(conn, member, "c1")
         await conversations.end(conn, member, "c1")
         await _dreamer_rows(conn, ws, loaded[0], prefix)
     return loaded
+
+
+async def _store_rows(conn: asyncpg.Connection, member: Principal, prefix: str) -> None:
+    """A memory store with a memory updated once (two versions) and a deleted one."""
+    made = await stores.create_store(conn, member, stores.StoreInput(f"{prefix} notes"))
+    kept = await memories.create_memory(conn, member, made.id, "/a.md", f"{prefix} one")
+    await memories.update_memory(
+        conn, member, made.id, kept.id, memories.MemoryChange(content=f"{prefix} two")
+    )
+    gone = await memories.create_memory(conn, member, made.id, "/b.md", f"{prefix} gone")
+    await memories.delete_memory(conn, member, made.id, gone.id)
 
 
 # What a pass leaves (the pass is not built here): a pass, the conversation's first waiting
@@ -1077,6 +1093,7 @@ IMMUTABLE_TABLES = (
     "conversation_events",
     "skill_polishes",
     "skill_version_withdrawals",
+    "store_memory_versions",
 )
 UNDELETABLE_TABLES = ("memory_pages",)
 
