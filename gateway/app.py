@@ -21,8 +21,8 @@ from db.embedded import start_embedded
 from db.events import Listener
 from db.migrate import apply_migrations
 from db.pool import api_dsn, connect, create_pool
-from gateway.anthropic import skills as anthropic_skills
 from gateway.anthropic import memory_stores
+from gateway.anthropic import skills as anthropic_skills
 from gateway.http import (
     conversations,
     dreamer,
