@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any, Literal
 from uuid import UUID
@@ -28,11 +29,13 @@ from gateway.anthropic.transport import (
     public_id,
     query_params,
 )
+from resolvers.common.errors import DomainError
 from resolvers.common.principals import Principal
 from resolvers.skills import anthropic_api
 from resolvers.skills.anthropic_api import SdkVersion
 from resolvers.skills.archive import limits
 from resolvers.skills.archive.parts import FIELD, Part
+from resolvers.skills.fields import NAME_TAKEN
 
 SKILL = ("skill", "Skill")
 VERSION = ("skillver", "SkillVersion")
@@ -158,7 +161,19 @@ async def _upload(request: Request) -> tuple[list[Part], UploadForm]:
 async def create_skill(request: Request) -> SkillAnswer:
     parts, form = await _upload(request)
     conn, principal = _context(request)
-    row = await anthropic_api.create_skill(conn, principal, parts, form.display_name)
+    try:
+        row = await anthropic_api.create_skill(conn, principal, parts, form.display_name)
+    except DomainError as error:
+        if error.problems and all(p.message == NAME_TAKEN for p in error.problems):
+            # The SDK's BetaSkillNameTakenError (409, skill_name_taken): no retry changes it.
+            raise ApiError(
+                409,
+                "conflict_error",
+                ApiError.of(error).message,
+                error_code="skill_name_taken",
+                retry=False,
+            ) from None
+        raise
     return _skill_answer(row, principal.workspace_id)
 
 
@@ -202,7 +217,7 @@ async def list_versions(request: Request) -> dict[str, Any]:
     skill_id = _skill_id(request)
     query = query_params(request, VersionsQuery)
     after = decode_page(query.page, 1)[0] if query.page else "0"
-    if not after.isdigit():
+    if not re.fullmatch(r"0|[1-9][0-9]{0,8}", after):
         raise ApiError(400, "invalid_request_error", "page is not a page token this list gave.")
     conn, principal = _context(request)
     found, more = await anthropic_api.versions_page(

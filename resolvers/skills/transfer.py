@@ -19,7 +19,7 @@ from resolvers.common.errors import DomainError, Problem, invalid
 from resolvers.common.principals import Principal
 from resolvers.skills.archive.members import ArchiveFile, ArchiveFolder
 from resolvers.skills.drive import readable_path
-from resolvers.skills.fields import PARENT_KEY, content_problems
+from resolvers.skills.fields import NAME_TAKEN, PARENT_KEY, content_problems
 from resolvers.skills.folder import check_folder
 from resolvers.skills.guard import locked_skill, require_skill_right
 from resolvers.skills.lessons import Lesson
@@ -213,7 +213,7 @@ def _name_problems(
     for item in planned:
         row = existing.get(item.name)
         if row is not None and (new_only or not row.readable):
-            problems.append(Problem("a skill already has this name", field=f"{item.name}/SKILL.md"))
+            problems.append(Problem(NAME_TAKEN, field=f"{item.name}/SKILL.md"))
         if item.parent is not None:
             parent_row = existing.get(item.parent)
             known = item.parent in importing or (parent_row is not None and parent_row.readable)

@@ -174,9 +174,13 @@ async def test_a_refused_upload_lists_its_problems_and_writes_nothing(sdk, ws, f
 async def test_a_taken_name_and_another_name_for_a_version_are_refused(sdk, ws):
     api = sdk(ws.tokens["admin"])
     created = await api.beta.skills.create(files=upload("weekly-report"))
-    with pytest.raises(anthropic.BadRequestError) as taken:
+    with pytest.raises(anthropic.ConflictError) as taken:
         await api.beta.skills.create(files=upload("weekly-report"))
+    # The SDK's BetaSkillNameTakenError: 409 with skill_name_taken, sent once.
+    assert taken.value.status_code == 409
+    assert taken.value.body["error"]["details"]["error_code"] == "skill_name_taken"
     assert "a skill already has this name" in taken.value.message
+    assert taken.value.response.headers["x-should-retry"] == "false"
     with pytest.raises(anthropic.BadRequestError) as renamed:
         await api.beta.skills.versions.create(created.id, files=upload("monthly-report"))
     assert "the skill's name is fixed at creation (weekly-report)" in renamed.value.message
