@@ -18,7 +18,13 @@ from resolvers.common.errors import Code, DomainError, Problem, invalid, not_fou
 from resolvers.common.principals import Principal
 from resolvers.memory.access import editing, load, view
 from resolvers.memory.content import PAGE_CONTENT_MAX_CHARS, PageLine, parse_content
-from resolvers.memory.reading import Page, content_of, plain_name
+from resolvers.memory.reading import (
+    Page,
+    check_precondition,
+    content_of,
+    plain_name,
+    sha256_problems,
+)
 from resolvers.memory.writing import (
     actor_of,
     cap_change_problems,
@@ -28,7 +34,6 @@ from resolvers.memory.writing import (
     store,
 )
 
-_SHA256 = re.compile(r"[0-9a-f]{64}")
 _OBJECT_SLUG = re.compile(r"[a-z][a-z0-9_]{0,62}")
 NOT_VALID = "The content is not valid: nothing was changed."
 
@@ -64,15 +69,15 @@ async def edit_page(
     """A person rewrites a page's content. Lines kept word for word keep their keys; new or
     reworded lines become ✍ lines by the person, of today, without source. With
     ``base_sha256``, the content must still be the one it names."""
-    if base_sha256 is not None and not _SHA256.fullmatch(base_sha256):
-        raise invalid([Problem("a sha256 is 64 lowercase hexadecimal digits", "baseSha256")])
+    if problems := sha256_problems(base_sha256, "baseSha256"):
+        raise invalid(problems)
     async with editing(conn, principal, page_id) as row:
         shown = view(principal, row)
-        if base_sha256 is not None and base_sha256 != shown.content_sha256:
-            raise DomainError(
-                Code.MEMORY_PRECONDITION_FAILED,
-                "The page changed since the content this edit is based on: read it again.",
-            )
+        check_precondition(
+            base_sha256,
+            shown.content_sha256,
+            "The page changed since the content this edit is based on: read it again.",
+        )
         lines = await _person_lines(conn, principal, row, shown, content)
         return await person_write(conn, principal, row, lines)
 

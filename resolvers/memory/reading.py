@@ -11,9 +11,11 @@ from uuid import UUID
 
 from db.memory import LineRow, PageRow
 from resolvers.common import ids
+from resolvers.common.errors import Code, DomainError, Problem
 from resolvers.memory.content import mission_section, render_content
 from resolvers.memory.grammar import Reference, Souvenir, render
 
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 _SEPARATORS = re.compile(r"[\u2014\u2192\x00-\x1f\x7f-\x9f]")
 
 
@@ -54,8 +56,24 @@ class Page:
 
 
 def sha256(text: str) -> str:
-    """The hex sha256 of a text (what an edit's baseSha256 names)."""
+    """The hex sha256 of a text's UTF-8 bytes, without normalisation (what an edit's
+    baseSha256 and a store memory's precondition name)."""
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def sha256_problems(value: str | None, field: str) -> list[Problem]:
+    """A problem when a given sha256 is not 64 lowercase hexadecimal digits."""
+    if value is None or _SHA256.fullmatch(value):
+        return []
+    return [Problem("a sha256 is 64 lowercase hexadecimal digits", field)]
+
+
+def check_precondition(expected: str | None, current: str, message: str) -> None:
+    """The one content precondition of memory (a page's edit, a store memory's update and
+    delete): when a sha256 is expected, the current content must still be the one it names;
+    MEMORY_PRECONDITION_FAILED otherwise, before anything is changed."""
+    if expected is not None and expected != current:
+        raise DomainError(Code.MEMORY_PRECONDITION_FAILED, message)
 
 
 def plain_name(name: str) -> str:

@@ -11,7 +11,7 @@ from db import records
 from db.records import ObjectRow
 from resolvers.common.principals import Principal
 
-NATIVE_KINDS = ("skill", "memory", "document")
+NATIVE_KINDS = ("skill", "memory", "document", "memory_store")
 # The framework's documents: native objects that, like satellites, carry no memory page.
 DOCUMENT_OBJECTS = ("meeting", "mail", "drive", "artifact")
 

@@ -14,8 +14,9 @@ from resolvers.common.principals import Principal
 from resolvers.records.lines import RecordLine, RelationRef
 from resolvers.records.values import label_problem, value_problem
 
-# Objects whose records no record API may create or change (DESIGN §5; skills have their API).
-SYSTEM_KINDS = ("skill", "memory")
+# Objects whose records no record API may create or change (DESIGN §5; skills and memory stores
+# have their API).
+SYSTEM_KINDS = ("skill", "memory", "memory_store")
 
 
 @dataclass(slots=True)

@@ -13,8 +13,9 @@ from resolvers.common import clock
 from resolvers.common.errors import Code, DomainError, not_found
 from resolvers.common.principals import Principal
 
-# Records no record API trashes: a skill goes with deleteSkill, memory is the workspace's.
-NOT_TRASHABLE = ("skill", "memory")
+# Records no record API trashes: a skill goes with deleteSkill, memory is the workspace's, a
+# memory store goes with its own delete.
+NOT_TRASHABLE = ("skill", "memory", "memory_store")
 
 
 def _visible(principal: Principal, row: TargetRow) -> bool:

@@ -18,6 +18,7 @@ NATIVE_OBJECTS = (
     ("mail", "Mail", "Mails", "document"),
     ("drive", "Drive", "Drives", "document"),
     ("artifact", "Artifact", "Artifacts", "document"),
+    ("memory_store", "Memory store", "Memory stores", "memory_store"),
 )
 
 # Standard roles: name -> (settings update, create and update skills, record rights).

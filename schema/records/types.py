@@ -35,6 +35,7 @@ class ObjectKind(Enum):
     SKILL = "skill"
     MEMORY = "memory"
     DOCUMENT = "document"
+    MEMORY_STORE = "memory_store"
 
 
 @strawberry.type

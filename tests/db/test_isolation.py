@@ -32,7 +32,7 @@ from resolvers.memory.mail.checks import MailboxInput, MessageInput
 from resolvers.records.workspaces import create_object, grant_standard_roles
 from resolvers.skills import writing
 from resolvers.skills.versions import NewFile
-from resolvers.stores import stores
+from resolvers.stores import memories, stores
 from resolvers.turns import attachments, conversations, turns
 from tests.factories import Workspace, codes, gql, load_records, make_page
 
@@ -77,6 +77,10 @@ EXPECTED_TABLES = {
     "mail_message_links",
     "mail_exchanges",
     "skill_polishes",
+    "skill_version_withdrawals",
+    "memory_stores",
+    "store_memories",
+    "store_memory_versions",
     "agent_skills",
     "conversation_starts",
     "conversation_memory_stores",
@@ -130,6 +134,8 @@ async def fill(pool: asyncpg.Pool, ws: Workspace, prefix: str) -> list[str]:
         )
         await writing.record_skill_use(conn, admin, "house-style", "Keep it short.")
         await conn.execute(POLISH_ROW, f"{prefix} refused")
+        await writing.update_skill(conn, admin, "house-style", description=f"How {prefix} says.")
+        await conn.execute(WITHDRAWAL_ROW)
         await _attachment_rows(conn, ws, admin)
     loaded = await load_records(
         pool,
@@ -165,6 +171,7 @@ async def fill(pool: asyncpg.Pool, ws: Workspace, prefix: str) -> list[str]:
         await turns.turn_context(
             conn, member, turns.TurnInput(message, conversation_id="c1", message_id="m1")
         )
+        await _store_rows(conn, member, prefix)
         await _conversation_rows(conn, member, prefix)
         await conversations.compact(conn, member, "c1")
         await conversations.end(conn, member, "c1")
@@ -197,6 +204,17 @@ async def _conversation_rows(conn: asyncpg.Connection, member: Principal, prefix
     )
 
 
+async def _store_rows(conn: asyncpg.Connection, member: Principal, prefix: str) -> None:
+    """A memory store with a memory updated once (two versions) and a deleted one."""
+    made = await stores.create_store(conn, member, stores.StoreInput(f"{prefix} notes"))
+    kept = await memories.create_memory(conn, member, made.id, "/a.md", f"{prefix} one")
+    await memories.update_memory(
+        conn, member, made.id, kept.id, memories.MemoryChange(content=f"{prefix} two")
+    )
+    gone = await memories.create_memory(conn, member, made.id, "/b.md", f"{prefix} gone")
+    await memories.delete_memory(conn, member, made.id, gone.id)
+
+
 # What a pass leaves (the pass is not built here): a pass, the conversation's first waiting
 # item read with one verdict, and a month's spend.
 PASS_ROWS = """
@@ -223,6 +241,11 @@ INSERT INTO skill_polishes (workspace_id, skill_id, id, version, lessons, trigge
 SELECT app_workspace_id(), s.id, gen_random_uuid(), 1, '', 'form', 'refused', $1, 'rules',
        'workspace', now()
   FROM skills s WHERE s.name = 'house-style'
+"""
+# A version deleted through the Anthropic SDK: the first, once a second is the latest.
+WITHDRAWAL_ROW = """
+INSERT INTO skill_version_withdrawals (workspace_id, skill_id, version, withdrawn_at)
+SELECT app_workspace_id(), s.id, 1, now() FROM skills s WHERE s.name = 'house-style'
 """
 # A Monday removal of the member's profile with one line removed.
 CLEANUP_ROWS = """
@@ -1111,6 +1134,8 @@ IMMUTABLE_TABLES = (
     "skill_polishes",
     "conversation_starts",
     "conversation_memory_stores",
+    "skill_version_withdrawals",
+    "store_memory_versions",
 )
 UNDELETABLE_TABLES = ("memory_pages",)
 # Replaced as a whole (deleted, then inserted), never updated: an agent's attached skills.

@@ -560,6 +560,7 @@ SATELLITES = {
     "mail": False,
     "drive": False,
     "artifact": False,
+    "memory_store": False,
 }
 
 
