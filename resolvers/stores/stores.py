@@ -16,6 +16,7 @@ from db.memory_stores import StoreRow
 from resolvers.common import clock
 from resolvers.common.errors import Code, DomainError, Problem, invalid, not_found
 from resolvers.common.principals import Principal
+from resolvers.stores.access import refuse_read_only
 from resolvers.stores.rules import (
     VISIBILITIES,
     description_problems,
@@ -124,6 +125,7 @@ async def writable_store(
         raise refuse_write()
     found = await store(conn, principal, store_id, for_update=True)
     _forbidden(principal, "update", found.object_id)
+    await refuse_read_only(conn, principal, store_id)
     if live and found.archived_at is not None:
         raise invalid(
             [Problem("the store is archived: its memories and settings are read-only", "id")],
@@ -161,6 +163,7 @@ async def delete_store(conn: asyncpg.Connection, principal: Principal, store_id:
         raise refuse_write()
     found = await store(conn, principal, store_id, for_update=True)
     _forbidden(principal, "delete", found.object_id)
+    await refuse_read_only(conn, principal, store_id)
     await memory_stores.delete_store(conn, store_id)
 
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 import anthropic
 import pytest
 
-from tests.factories import codes, gql
+from tests.agents.test_skills import SET
+from tests.factories import agent_id, codes, data, gql
+from tests.skills.test_service import create
 from tests.turns.test_attachments import attach, make_store, start
 
 
@@ -40,3 +42,21 @@ async def test_the_agent_writes_no_read_only_store_through_the_sdk(client, pool,
     end = 'mutation { endConversation(conversationId: "s-1") { ended } }'
     assert not codes(await gql(client, ws.tokens["agent"], end))
     await agent.memories.create(shared, path="/after.md", content="After.")
+
+
+async def test_the_sdks_ids_attach_a_skill_and_a_store(client, pool, sdk, ws):
+    made = await create(client, ws.tokens["admin"], "invoice-followup")
+    assert made.json()["data"]["createSkill"]["name"] == "invoice-followup"
+    admin = sdk(ws.tokens["admin"]).beta
+    [skill] = [s async for s in admin.skills.list()]
+    store = await admin.memory_stores.create(name="Team notes")
+    scout = ws.gid(await agent_id(pool, ws), "Agent")
+    attached = await gql(
+        client,
+        ws.tokens["admin"],
+        SET,
+        {"id": scout, "skills": [{"type": "custom", "skillId": skill.id, "version": "latest"}]},
+    )
+    assert data(attached)["setAgentSkills"][0]["skillId"] == skill.id
+    started = await start(client, ws.tokens["admin"], "c-1", [attach(store.id, "read_only")])
+    assert data(started)["startConversation"]["memoryStores"][0]["memoryStoreId"] == store.id
