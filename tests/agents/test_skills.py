@@ -194,3 +194,13 @@ def test_a_skill_is_attached_once_whatever_its_version():
     _, missing, found = parse_attachments(given, workspace)
     assert [p.field for p in found] == ["skills[2].skillId", "skills[3].skillId"]
     assert missing == []
+
+
+async def test_a_deleted_skill_leaves_its_agents(client, pool, ws):
+    agent = await scout(pool, ws)
+    skill = await make_skill(client, ws, "invoice-followup", "Chase an unpaid invoice.")
+    assert not codes(await attach(client, ws, agent, [custom(skill, "1")]))
+    gone = 'mutation { deleteSkill(name: "invoice-followup") }'
+    assert not codes(await gql(client, ws.tokens["admin"], gone))
+    assert await stored(pool, ws) == 0
+    assert data(await gql(client, ws.tokens["admin"], AGENTS))["agents"][0]["skills"] == []

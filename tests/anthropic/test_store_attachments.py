@@ -60,3 +60,12 @@ async def test_the_sdks_ids_attach_a_skill_and_a_store(client, pool, sdk, ws):
     assert data(attached)["setAgentSkills"][0]["skillId"] == skill.id
     started = await start(client, ws.tokens["admin"], "c-1", [attach(store.id, "read_only")])
     assert data(started)["startConversation"]["memoryStores"][0]["memoryStoreId"] == store.id
+
+
+async def test_a_deleted_store_leaves_its_conversations(client, pool, sdk, ws):
+    admin = sdk(ws.tokens["admin"]).beta.memory_stores
+    store = await admin.create(name="Team notes")
+    assert not codes(await start(client, ws.tokens["admin"], "c-1", [attach(store.id)]))
+    await admin.delete(store.id)
+    read = 'query { conversation(conversationId: "c-1") { memoryStores { name } } }'
+    assert data(await gql(client, ws.tokens["admin"], read))["conversation"]["memoryStores"] == []
