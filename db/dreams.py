@@ -188,7 +188,7 @@ async def start_dream(
 
 
 async def end_dream(conn: asyncpg.Connection, dream_id: UUID, end: DreamEnd, now: datetime) -> bool:
-    """A running dream ended; False when it was not running any more (canceled)."""
+    """A pending or running dream ended; False when it had ended already (canceled)."""
     found = await conn.fetchval(
         Q["end_dream"],
         dream_id,
@@ -248,5 +248,9 @@ async def conversations_readable(
 
 
 async def dreams_due(conn: asyncpg.Connection) -> list[DueDream]:
-    """Every dream to run, across workspaces, oldest first (ids only)."""
-    return [DueDream(**dict(row)) for row in await conn.fetch(Q["dreams_due"])]
+    """Every dream to run, across workspaces, oldest first (ids only), read as the application
+    role with no workspace (its own transaction)."""
+    async with conn.transaction():
+        await conn.execute("SELECT set_config('role', 'skillmem_app', true)")
+        rows = await conn.fetch(Q["dreams_due"])
+    return [DueDream(**dict(row)) for row in rows]

@@ -5,7 +5,7 @@ INSERT INTO dreams (workspace_id, id, input_store_id, session_ids, model, speed,
                     behavior, output_store_id, actor_kind, actor_id, actor_name, token_id,
                     person_id, payer_kind, payer_id, created_at)
 VALUES (app_workspace_id(), $1, $2, $3, $4, $5, $6, $7,
-        CASE WHEN $7 = 'update_existing' THEN $2 END, $8, $9, $10, $11, $12, $13, $14, $15);
+        CASE WHEN $7 = 'update_existing' THEN $2::uuid END, $8, $9, $10, $11, $12, $13, $14, $15);
 
 -- name: dream_readable
 -- A dream the caller may read ($2 readable objects, $3 person, $4 actor): its author's, or
@@ -59,11 +59,11 @@ UPDATE dreams SET status = 'running', started_at = COALESCE(started_at, $2),
 RETURNING *;
 
 -- name: end_dream
--- A running dream ended at $3 with status $2 ($4-$6 its tokens and cost, $7-$8 its error, $9
--- its note); a dream no longer running (canceled meanwhile) keeps its status.
+-- A pending or running dream ended at $3 with status $2 ($4-$6 its tokens and cost, $7-$8 its
+-- error, $9 its note); a dream ended meanwhile (canceled) keeps its status.
 UPDATE dreams SET status = $2, ended_at = $3, input_tokens = $4, output_tokens = $5,
                   cost_usd = $6, error_type = $7, error_message = $8, note = $9
- WHERE workspace_id = app_workspace_id() AND id = $1 AND status = 'running'
+ WHERE workspace_id = app_workspace_id() AND id = $1 AND status IN ('pending', 'running')
 RETURNING id;
 
 -- name: spend_of_canceled

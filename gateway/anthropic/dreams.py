@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.requests import Request
 from starlette.routing import Route
 
@@ -77,12 +77,13 @@ class CreateDream(Body):
         type="create_new"
     )
 
-    @model_validator(mode="after")
-    def one_of_each(self) -> CreateDream:
-        kinds = [given.type for given in self.inputs]
+    @field_validator("inputs")
+    @classmethod
+    def one_of_each(cls, inputs: list[StoreInput | SessionsInput]) -> list[Any]:
+        kinds = [given.type for given in inputs]
         if kinds.count("memory_store") != 1 or kinds.count("sessions") > 1:
-            raise ValueError("inputs: one memory_store input, and at most one sessions input")
-        return self
+            raise ValueError("one memory_store input, and at most one sessions input")
+        return inputs
 
 
 class DreamsQuery(QueryModel):
@@ -124,7 +125,7 @@ class Dream(BaseModel):
 
 
 def dream_out(workspace_id: UUID, row: DreamRow) -> Dream:
-    """A dream as the SDK reads it (its output store once it runs)."""
+    """A dream as the SDK reads it (its output store once it has started)."""
     store_id = public_id(*STORE, workspace_id, row.input_store_id)
     inputs: list[dict[str, Any]] = [{"type": "memory_store", "memory_store_id": store_id}]
     if row.session_ids:
@@ -134,7 +135,7 @@ def dream_out(workspace_id: UUID, row: DreamRow) -> Dream:
     if row.behavior != CREATE_NEW:
         behavior["memory_store_id"] = store_id
     outputs = []
-    if row.output_store_id is not None and row.status != "pending":
+    if row.output_store_id is not None and row.started_at is not None:
         output = public_id(*STORE, workspace_id, row.output_store_id)
         outputs.append({"type": "memory_store", "memory_store_id": output})
     error = None

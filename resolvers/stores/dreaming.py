@@ -21,6 +21,7 @@ store, as a job of the worker (and of `skillmem dreamer run`), like a consolidat
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import cast
@@ -77,10 +78,18 @@ def dream_key(workspace_id: UUID, dream_id: UUID) -> str:
     return f"dream:{workspace_id}:{dream_id}"
 
 
-async def run_due(pool: asyncpg.Pool, now: datetime, settings: PassSettings) -> list[str]:
-    """The periodic job: every dream due, one after the other; one line each it ran."""
+async def run_due(
+    pool: asyncpg.Pool,
+    now: datetime,
+    settings: PassSettings,
+    workspaces: Collection[UUID] | None = None,
+) -> list[str]:
+    """The periodic job: every dream due (only those of ``workspaces`` when given), one after
+    the other; one line each it ran."""
     async with pool.acquire() as proxy:
         due = await dreams.dreams_due(cast(asyncpg.Connection, proxy))
+    if workspaces is not None:
+        due = [d for d in due if d.workspace_id in workspaces]
     lines = [await run_dream(pool, d, settings) for d in due]
     return [line for line in lines if line]
 

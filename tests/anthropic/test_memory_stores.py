@@ -32,9 +32,7 @@ async def test_a_store_is_created_read_updated_listed_and_deleted(sdk, ws: Works
     )
     assert made.archived_at is None and made.created_at is not None
     assert (await client.retrieve(made.id)).name == "User Preferences"
-    changed = await client.update(
-        made.id, name="Prefs", metadata={"team": None, "owner": "claire"}
-    )
+    changed = await client.update(made.id, name="Prefs", metadata={"team": None, "owner": "claire"})
     # A string sets its key, null removes it, keys left out are kept.
     assert (changed.name, changed.description, changed.metadata) == (
         "Prefs",
@@ -48,9 +46,7 @@ async def test_a_store_is_created_read_updated_listed_and_deleted(sdk, ws: Works
         await client.retrieve(made.id)
 
 
-async def test_an_archived_store_refuses_writes_but_reads_deletes_and_redacts(
-    sdk, ws: Workspace
-):
+async def test_an_archived_store_refuses_writes_but_reads_deletes_and_redacts(sdk, ws: Workspace):
     client = sdk(ws.tokens["admin"]).beta.memory_stores
     store = await client.create(name="Old")
     kept = await client.memories.create(store.id, path="/kept.md", content=CONTENT)
@@ -77,9 +73,7 @@ async def test_an_archived_store_refuses_writes_but_reads_deletes_and_redacts(
     await client.delete(store.id)
 
 
-async def test_memories_are_created_read_updated_and_deleted_with_their_views(
-    sdk, ws: Workspace
-):
+async def test_memories_are_created_read_updated_and_deleted_with_their_views(sdk, ws: Workspace):
     client = sdk(ws.tokens["member"]).beta.memory_stores
     store = await client.create(name="Notes")
     made = await client.memories.create(store.id, path="/formatting.md", content=CONTENT)
@@ -112,9 +106,7 @@ async def test_memories_are_created_read_updated_and_deleted_with_their_views(
         await client.memories.retrieve(made.id, memory_store_id=store.id)
 
 
-async def test_a_failed_precondition_is_409_sent_once_and_changes_nothing(
-    sdk, sent, ws: Workspace
-):
+async def test_a_failed_precondition_is_409_sent_once_and_changes_nothing(sdk, sent, ws: Workspace):
     client = sdk(ws.tokens["member"]).beta.memory_stores
     store = await client.create(name="Notes")
     made = await client.memories.create(store.id, path="/a.md", content=CONTENT)
