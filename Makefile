@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: install run test check fmt schema bench bench-skills bench-memory bench-turns bench-dreamer \
-	bench-dreamer-mail bench-dreamer-removal bench-data
+	bench-dreamer-mail bench-dreamer-removal bench-edge bench-data
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -56,6 +56,10 @@ bench-dreamer-mail: $(STAMP)
 # The Monday removal over the bench workspace's 50,000 pages; ARGS="--pages 300" for a smoke run.
 bench-dreamer-removal: $(STAMP)
 	$(BIN)/python -m bench.dreamer_removal $(ARGS)
+
+# What the metrics and CORS middleware add to each request (CPU in this process, alternating).
+bench-edge: $(STAMP)
+	$(BIN)/python -m bench.edge $(ARGS)
 
 bench-data: $(STAMP)
 	$(BIN)/python -m bench.generate

@@ -17,7 +17,7 @@ from gateway.http.responses import (
     too_large,
 )
 from resolvers.common.errors import Code, DomainError, Problem
-from resolvers.records.write import LineResult, write_records
+from resolvers.records.write import summary, write_records
 
 MAX_RECORDS_BODY_BYTES = 10 * 1024 * 1024
 UNSUPPORTED = 'Send application/json (a list, or {"records": [...]}) or application/x-ndjson.'
@@ -49,7 +49,7 @@ async def post_records(request: Request) -> Response:
         results = await write_records(request.scope["db"], request.scope["principal"], lines)
     except DomainError as error:
         return domain_error_response(error)
-    return json_response(_summary(results))
+    return json_response(summary(results))
 
 
 def _json_list(body: bytes) -> list[object]:
@@ -84,15 +84,3 @@ def _json_lines(body: bytes) -> list[object]:
         message = f"Nothing was written: {len(refused)} line(s) are not JSON."
         raise DomainError(Code.SCHEMA_VALIDATION_FAILED, message, refused)
     return lines
-
-
-def _summary(results: list[LineResult]) -> dict[str, object]:
-    counts = {"create": 0, "update": 0, "unchanged": 0}
-    for result in results:
-        counts[result.operation] += 1
-    return {
-        "created": counts["create"],
-        "updated": counts["update"],
-        "unchanged": counts["unchanged"],
-        "records": [{"line": r.line, "id": r.id, "operation": r.operation} for r in results],
-    }

@@ -16,7 +16,6 @@ from db.skills import FileRow
 from resolvers.common import ids
 from resolvers.common.errors import DomainError
 from resolvers.memory.reading import Page
-from resolvers.records.write import LineResult
 from resolvers.search.search import Recall, Results
 from resolvers.skills.reading import Activation, script_flag
 from resolvers.turns.cards import Card, cards_text
@@ -162,16 +161,4 @@ def turn_context(found: TurnContext) -> dict[str, Any]:
         },
         "text": cards_text(found.cards),
         "replayed": found.replayed,
-    }
-
-
-def written(results: list[LineResult]) -> dict[str, Any]:
-    counts = {"create": 0, "update": 0, "unchanged": 0}
-    for result in results:
-        counts[result.operation] += 1
-    return {
-        "created": counts["create"],
-        "updated": counts["update"],
-        "unchanged": counts["unchanged"],
-        "records": [{"line": r.line, "id": r.id, "operation": r.operation} for r in results],
     }

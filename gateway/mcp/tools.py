@@ -32,7 +32,7 @@ from resolvers.common.errors import DomainError
 from resolvers.common.principals import Principal
 from resolvers.memory import proposals
 from resolvers.records import trash
-from resolvers.records.write import write_records
+from resolvers.records.write import summary, write_records
 from resolvers.search import search as search_resolvers
 from resolvers.turns import turns
 
@@ -101,7 +101,7 @@ async def _turn_context(
 async def _write_records(
     conn: asyncpg.Connection, principal: Principal, given: WriteRecordsInput
 ) -> Answer:
-    return answers.written(await write_records(conn, principal, list(given.records)))
+    return summary(await write_records(conn, principal, list(given.records)))
 
 
 async def _trash_record(

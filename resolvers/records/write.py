@@ -190,3 +190,17 @@ async def _write_links(conn: asyncpg.Connection, record_id: UUID, plan: LinePlan
             await records.delete_link(conn, record_id, slug)
         else:
             await records.upsert_link(conn, record_id, slug, target)
+
+
+def summary(results: list[LineResult]) -> dict[str, Any]:
+    """A bulk write as its callers answer it (POST /v1/records, MCP's write_records): counts by
+    operation and each line's record."""
+    counts = {"create": 0, "update": 0, "unchanged": 0}
+    for result in results:
+        counts[result.operation] += 1
+    return {
+        "created": counts["create"],
+        "updated": counts["update"],
+        "unchanged": counts["unchanged"],
+        "records": [{"line": r.line, "id": r.id, "operation": r.operation} for r in results],
+    }

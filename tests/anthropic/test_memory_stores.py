@@ -6,6 +6,7 @@ sent once, nothing changed), every problem of an input listed, 401 and 404."""
 from __future__ import annotations
 
 import hashlib
+from datetime import UTC, datetime
 
 import anthropic
 import pytest
@@ -223,6 +224,9 @@ async def test_every_problem_of_an_input_is_listed_and_nothing_is_written(sdk, w
         await client.memories.list(store.id, path_prefix="/notes")
     assert "path_prefix: a path prefix ends with '/'" in raised.value.message
     assert [m async for m in client.memories.list(store.id)] == []
+    # At the limit: 102,400 bytes of UTF-8 (four-byte characters, escaped twice as long in JSON).
+    full = await client.memories.create(store.id, path="/full.md", content="😀" * 25_600)
+    assert full.content_size_bytes == 102_400
 
 
 async def test_an_unknown_token_is_401(sdk):
@@ -270,3 +274,30 @@ async def test_a_private_store_is_its_owners_and_rights_follow_the_role(sdk, ws:
     with pytest.raises(anthropic.PermissionDeniedError):
         await mine.delete(shared.id)  # members may not delete memory stores; admins may
     await sdk(ws.tokens["admin"]).beta.memory_stores.delete(shared.id)
+
+
+async def test_lists_filter_by_creation_time(sdk, ws: Workspace, stand):
+    client = sdk(ws.tokens["member"]).beta.memory_stores
+    made = []
+    for day in (1, 2, 3):
+        stand(datetime(2026, 11, day, 12, tzinfo=UTC))
+        made.append(await client.create(name=f"Day {day}"))
+    store = made[0]
+    for day in (4, 5):
+        stand(datetime(2026, 11, day, 12, tzinfo=UTC))
+        await client.memories.create(store.id, path=f"/{day}.md", content=str(day))
+    middle = [
+        s.name
+        async for s in client.list(
+            created_at_gte=datetime(2026, 11, 2, tzinfo=UTC),
+            created_at_lte=datetime(2026, 11, 2, 23, tzinfo=UTC),
+        )
+    ]
+    assert middle == ["Day 2"]
+    later = [
+        v.path
+        async for v in client.memory_versions.list(
+            store.id, created_at_gte=datetime(2026, 11, 5, tzinfo=UTC)
+        )
+    ]
+    assert later == ["/5.md"]

@@ -28,8 +28,8 @@ from resolvers.memory.mail import messages as mail
 from resolvers.memory.mail.checks import MailboxInput, MessageInput
 from resolvers.records.workspaces import create_object, grant_standard_roles
 from resolvers.skills import writing
-from resolvers.stores import dreams, memories, stores
 from resolvers.skills.versions import NewFile
+from resolvers.stores import dreams, memories, stores
 from resolvers.turns import conversations, turns
 from tests.factories import Workspace, codes, gql, load_records, make_page
 

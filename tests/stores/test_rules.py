@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+from uuid import uuid4
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from db.memory_stores import MemoryRow
 from resolvers.stores.rules import (
     MAX_CONTENT_BYTES,
     content_problems,
@@ -95,11 +99,6 @@ def test_a_page_name_is_always_one_valid_segment(name):
 
 
 def test_the_workspace_listing_rolls_up_like_a_stored_one():
-    from datetime import UTC, datetime
-    from uuid import uuid4
-
-    from db.memory_stores import MemoryRow
-
     now = datetime.now(UTC)
     rows = [
         MemoryRow(uuid4(), uuid4(), p, "x", "0" * 64, 1, uuid4(), now, now)

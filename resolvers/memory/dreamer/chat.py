@@ -14,6 +14,8 @@ polish (issue 12: ``polish``, the new body drafted whole).
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from openai import APIError, APIStatusError, APITimeoutError, AsyncOpenAI, omit
 from openai.types.chat import ChatCompletionMessageParam
 from openai.types.shared_params import ResponseFormatJSONSchema
@@ -149,6 +151,9 @@ def consolidation_format() -> ResponseFormatJSONSchema:
     }
 
 
+T = TypeVar("T", bound=BaseModel)
+
+
 class _Message(BaseModel):
     content: str | None = None
     refusal: str | None = None
@@ -171,56 +176,46 @@ class _Completion(BaseModel):
     usage: _TokenUsage | None = None
 
 
-def parse_answer(body: str, batch: Batch) -> ReaderAnswer:
-    """The ``ReaderAnswer`` in a chat completion's body: its message's learnings, one entry
-    per item of ``batch`` in its order (an item left out teaches nothing), and its usage (none
-    reported counts as zero). ``ReaderError``, with the usage spent, when it is malformed."""
+def _answered(body: str, schema: type[T]) -> tuple[T, Usage]:
+    """The model's answer in a chat completion's body, read by ``schema``, and its usage (none
+    reported counts as zero); ``ReaderError``, with the usage spent, when it is malformed."""
     try:
         completion = _Completion.model_validate_json(body)
     except ValidationError as exc:
         raise ReaderError(f"the model's server sent no chat completion ({_first(exc)})") from exc
     usage = _usage(completion)
     try:
-        found = Learnings.model_validate_json(_content(completion.choices[0]))
-        learnings = in_batch_order(found.learnings, batch)
+        found = schema.model_validate_json(_content(completion.choices[0]))
     except ReaderError as exc:
         raise ReaderError(str(exc), usage=usage) from exc
     except ValidationError as exc:
         raise ReaderError(f"the model's answer breaks its schema ({_first(exc)})", usage) from exc
+    return found, usage
+
+
+def parse_answer(body: str, batch: Batch) -> ReaderAnswer:
+    """The ``ReaderAnswer`` in a chat completion's body: its message's learnings, one entry
+    per item of ``batch`` in its order (an item left out teaches nothing), and its usage (none
+    reported counts as zero). ``ReaderError``, with the usage spent, when it is malformed."""
+    found, usage = _answered(body, Learnings)
+    try:
+        learnings = in_batch_order(found.learnings, batch)
+    except ReaderError as exc:
+        raise ReaderError(str(exc), usage=usage) from exc
     return ReaderAnswer(learnings=learnings, usage=usage)
 
 
 def parse_consolidation(body: str) -> ConsolidationAnswer:
     """The ``ConsolidationAnswer`` in a chat completion's body, with its usage; ``ReaderError``,
     with the usage spent, when it is malformed (code ignores pages and keys not in the batch)."""
-    try:
-        completion = _Completion.model_validate_json(body)
-    except ValidationError as exc:
-        raise ReaderError(f"the model's server sent no chat completion ({_first(exc)})") from exc
-    usage = _usage(completion)
-    try:
-        found = Consolidations.model_validate_json(_content(completion.choices[0]))
-    except ReaderError as exc:
-        raise ReaderError(str(exc), usage=usage) from exc
-    except ValidationError as exc:
-        raise ReaderError(f"the model's answer breaks its schema ({_first(exc)})", usage) from exc
+    found, usage = _answered(body, Consolidations)
     return ConsolidationAnswer(pages=found.pages, usage=usage)
 
 
 def parse_polish(body: str) -> PolishAnswer:
     """The drafted body in a chat completion's body, with its usage; ``ReaderError``, with the
     usage spent, when it is malformed."""
-    try:
-        completion = _Completion.model_validate_json(body)
-    except ValidationError as exc:
-        raise ReaderError(f"the model's server sent no chat completion ({_first(exc)})") from exc
-    usage = _usage(completion)
-    try:
-        found = Drafted.model_validate_json(_content(completion.choices[0]))
-    except ReaderError as exc:
-        raise ReaderError(str(exc), usage=usage) from exc
-    except ValidationError as exc:
-        raise ReaderError(f"the model's answer breaks its schema ({_first(exc)})", usage) from exc
+    found, usage = _answered(body, Drafted)
     return PolishAnswer(body=found.body, usage=usage)
 
 
