@@ -17,13 +17,14 @@ import pytest
 from db import dreamer_pass
 from db.pool import begin_workspace
 from resolvers.common import clock
-from resolvers.common.ids import encode
+from resolvers.common.ids import decode, encode
+from resolvers.common.principals import principal_for_token
 from resolvers.memory.dreamer.consolidating import ConsolidationAnswer, ConsolidationBatch
 from resolvers.memory.dreamer.passes import PassSettings, month_of
-from resolvers.memory.dreamer.reader import Usage
+from resolvers.memory.dreamer.reader import ReaderError, Usage
 from resolvers.memory.dreamer.rules import RulesReader
 from resolvers.memory.dreamer.spend import Prices
-from resolvers.stores import dreaming
+from resolvers.stores import dreaming, dreams
 from tests.factories import Workspace
 
 PREFS = "- Prefers dark mode\n- prefers dark mode.\n- Uses vim"
@@ -323,3 +324,53 @@ async def test_the_charge_is_recorded_and_the_allowance_holds(sdk, ws: Workspace
     with pytest.raises(anthropic.BadRequestError):
         await client.beta.dreams.cancel(over.id)
     assert (await client.beta.dreams.archive(over.id)).archived_at is not None
+
+
+class CancelingReader(RulesReader):
+    """The rules reader, paid, during whose reading the dream is canceled by who asked."""
+
+    def __init__(self, pool: asyncpg.Pool, token: str, dream_id: UUID) -> None:
+        self.pool, self.token, self.dream_id = pool, token, dream_id
+
+    async def consolidate(self, batch: ConsolidationBatch) -> ConsolidationAnswer:
+        async with self.pool.acquire() as conn, conn.transaction():
+            principal = await principal_for_token(conn, self.token)
+            assert principal is not None
+            await dreams.cancel(conn, principal, self.dream_id)
+        answer = await super().consolidate(batch)
+        return answer.model_copy(update={"usage": Usage(input_tokens=10, output_tokens=5)})
+
+
+class FailingReader(RulesReader):
+    async def consolidate(self, batch: ConsolidationBatch) -> ConsolidationAnswer:
+        raise ReaderError("the model answered no JSON", Usage(input_tokens=7))
+
+
+async def test_a_dream_canceled_while_running_or_whose_reader_fails_applies_nothing(
+    sdk, ws: Workspace, pool, api_pool
+):
+    client = sdk(ws.tokens["member"])
+    store, _ = await store_with(client)
+    in_place = {"type": "update_existing", "memory_store_id": store.id}
+    dream = await client.beta.dreams.create(
+        **dream_of(store.id), model="m", output_behavior=in_place
+    )
+    local = decode(dream.id.removeprefix("drm_"), "Dream", ws.id)
+    canceling = CancelingReader(api_pool, ws.tokens["member"], local)
+    prices = Prices(Decimal(1000), Decimal(1000))
+    await run_dreams(api_pool, ws, PassSettings(reader=canceling, prices=prices))
+    canceled = await client.beta.dreams.retrieve(dream.id)
+    assert canceled.status == "canceled" and canceled.error is None
+    assert (canceled.usage.input_tokens, canceled.usage.output_tokens) == (10, 5)
+    assert await contents(client, store.id) == {"/notes.md": NOTE, "/prefs.md": PREFS}
+    # What the reader spent is charged all the same: 15 tokens at $1,000 per million.
+    assert await spent(pool, ws, "member") == Decimal("0.015")
+    failing = await client.beta.dreams.create(
+        **dream_of(store.id), model="m", output_behavior=in_place
+    )
+    await run_dreams(api_pool, ws, PassSettings(reader=FailingReader()))
+    failed = await client.beta.dreams.retrieve(failing.id)
+    assert failed.status == "failed" and failed.error.type == "api_error"
+    assert "the model answered no JSON" in failed.error.message
+    assert failed.usage.input_tokens == 7
+    assert await contents(client, store.id) == {"/notes.md": NOTE, "/prefs.md": PREFS}
