@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Collection
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import cast
 from uuid import UUID, uuid4
@@ -48,6 +48,7 @@ from resolvers.stores.dream_pages import (
     content_after,
     read_memory,
 )
+from resolvers.stores.dreams import UPDATE_EXISTING
 from resolvers.stores.rules import MAX_NAME_CHARS, content_problems
 from resolvers.stores.stores import STORE_OBJECT
 
@@ -65,12 +66,13 @@ OVER_ALLOWANCE = (
 )
 
 
-@dataclass(frozen=True, slots=True)
 class Failure(Exception):
     """Why a dream fails before its reader is asked: its error's type and message."""
 
-    type: str
-    message: str
+    def __init__(self, type_: str, message: str) -> None:
+        super().__init__(message)
+        self.type = type_
+        self.message = message
 
 
 def dream_key(workspace_id: UUID, dream_id: UUID) -> str:
@@ -162,9 +164,11 @@ async def _start(
         raise Failure("invalid_request_error", f"The reader {settings.reader_name!r} cannot"
                       " consolidate: the dream was not run.")  # fmt: skip
     source = await _store_of(conn, dream, dream.input_store_id)
+    in_place = dream.behavior == UPDATE_EXISTING
     if source is None:
         raise Failure("invalid_request_error", "The input memory store is gone.")
-    if source.archived_at is not None and dream.output_store_id is None:
+    # A store archived since the dream was asked for is not written (a copy once made is).
+    if source.archived_at is not None and (dream.started_at is None or in_place):
         raise Failure("invalid_request_error", "The input memory store is archived.")
     output_id = dream.output_store_id or await _copy(conn, dream, source)
     running = await dreams.start_dream(conn, dream_id, clock.now(), output_id)

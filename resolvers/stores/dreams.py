@@ -53,7 +53,8 @@ def input_problems(given: DreamInput) -> list[Problem]:
     problems = []
     if not given.model.strip():
         problems.append(Problem("a model is named", "model"))
-    if given.instructions is not None and not 1 <= len(given.instructions) <= 4096:
+    instructions = given.instructions
+    if instructions is not None and not 1 <= len(instructions) <= MAX_INSTRUCTIONS_CHARS:
         problems.append(
             Problem(f"instructions hold 1 to {MAX_INSTRUCTIONS_CHARS} characters", "instructions")
         )

@@ -374,3 +374,19 @@ async def test_a_dream_canceled_while_running_or_whose_reader_fails_applies_noth
     assert "the model answered no JSON" in failed.error.message
     assert failed.usage.input_tokens == 7
     assert await contents(client, store.id) == {"/notes.md": NOTE, "/prefs.md": PREFS}
+
+
+async def test_a_store_archived_after_the_dream_was_asked_for_is_not_written(
+    sdk, ws: Workspace, api_pool
+):
+    client = sdk(ws.tokens["admin"])
+    store, _ = await store_with(client)
+    in_place = {"type": "update_existing", "memory_store_id": store.id}
+    dream = await client.beta.dreams.create(
+        **dream_of(store.id), model="m", output_behavior=in_place
+    )
+    await client.beta.memory_stores.archive(store.id)
+    await run_dreams(api_pool, ws)
+    failed = await client.beta.dreams.retrieve(dream.id)
+    assert failed.status == "failed" and "archived" in failed.error.message
+    assert await contents(client, store.id) == {"/notes.md": NOTE, "/prefs.md": PREFS}
