@@ -16,6 +16,8 @@ import pytest
 
 from db import dreamer_pass
 from db.pool import begin_workspace
+from gateway.anthropic.memory_models import STORE
+from gateway.anthropic.transport import public_id
 from resolvers.common import clock
 from resolvers.common.ids import decode, encode
 from resolvers.common.principals import principal_for_token
@@ -25,6 +27,7 @@ from resolvers.memory.dreamer.reader import ReaderError, Usage
 from resolvers.memory.dreamer.rules import RulesReader
 from resolvers.memory.dreamer.spend import Prices
 from resolvers.stores import dreaming, dreams
+from resolvers.stores.workspace import WORKSPACE_STORE_ID
 from tests.factories import Workspace
 
 PREFS = "- Prefers dark mode\n- prefers dark mode.\n- Uses vim"
@@ -249,6 +252,11 @@ async def test_an_archived_store_and_bad_inputs_are_refused(sdk, ws: Workspace):
     # Every problem listed.
     assert "one memory_store input" in raised.value.message
     assert "instructions" in raised.value.message
+    # The workspace's memory store is consolidated by the Dreamer itself.
+    workspace_store = public_id(*STORE, ws.id, WORKSPACE_STORE_ID)
+    with pytest.raises(anthropic.BadRequestError) as raised:
+        await client.beta.dreams.create(**dream_of(workspace_store), model="m")
+    assert "workspace memory store" in raised.value.message
     assert [d async for d in await client.beta.dreams.list()] == []
 
 
