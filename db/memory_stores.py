@@ -119,9 +119,12 @@ async def store_readable(
     *,
     for_update: bool = False,
 ) -> StoreRow | None:
-    """A store the caller may read; ``for_update`` locks it first."""
-    if for_update:
-        await conn.execute(Q["lock_store"], store_id)
+    """A store the caller may read; ``for_update`` locks it, once it is known readable (a store
+    the caller may not read is never locked by them), and reads it again under the lock."""
+    row = await conn.fetchrow(Q["store_readable"], store_id, readable, person)
+    if row is None or not for_update:
+        return StoreRow(**dict(row)) if row else None
+    await conn.execute(Q["lock_store"], store_id)
     row = await conn.fetchrow(Q["store_readable"], store_id, readable, person)
     return StoreRow(**dict(row)) if row else None
 

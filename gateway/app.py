@@ -22,6 +22,7 @@ from db.events import Listener
 from db.migrate import apply_migrations
 from db.pool import api_dsn, connect, create_pool
 from gateway.anthropic import dreams, memory_stores
+from gateway.anthropic import skills as anthropic_skills
 from gateway.http import (
     conversations,
     dreamer,
@@ -183,6 +184,7 @@ def routes(settings: Settings) -> list[BaseRoute]:
         *dreams.ROUTES,
         Route("/skills/import", skills.import_skills, methods=["POST"]),
         Route("/skills/export", skills.export_skills, methods=["POST"]),
+        *anthropic_skills.ROUTES,
         Route("/healthz", health.healthz, methods=["GET"]),
         Route("/readyz", health.readyz, methods=["GET"]),
         Route(METRICS_PATH, metrics_endpoint(settings), methods=["GET"]),

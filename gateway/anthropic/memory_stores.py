@@ -6,7 +6,7 @@ sha256 precondition 409 `memory_precondition_failed_error`, both with `x-should-
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
@@ -62,7 +62,8 @@ def _full(request: Request, default: str) -> bool:
 
 def _moment(parts: list[str]) -> tuple[datetime, UUID]:
     try:
-        return datetime.fromisoformat(parts[0]), UUID(hex=parts[1])
+        moment = datetime.fromisoformat(parts[0])
+        return moment if moment.tzinfo else moment.replace(tzinfo=UTC), UUID(hex=parts[1])
     except ValueError:
         raise ApiError(
             400, "invalid_request_error", "page is not a page token this list gave."

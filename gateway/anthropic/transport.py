@@ -14,12 +14,13 @@ import base64
 import binascii
 import functools
 from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 from uuid import UUID
 
 import orjson
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -120,9 +121,17 @@ async def json_body(request: Request, model: type[M]) -> M:
 
 class QueryModel(BaseModel):
     """A query string's parameters: read from text (``limit=20`` is 20, ``true`` is True);
-    parameters the route does not know are left alone."""
+    parameters the route does not know are left alone. A time without its offset (the SDK
+    sends a naive datetime so) is UTC."""
 
     model_config = ConfigDict(extra="ignore")
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _utc(cls, value: Any) -> Any:
+        if isinstance(value, datetime) and value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value
 
 
 def _query_name(key: str) -> str:
@@ -169,7 +178,9 @@ def decode_page(token: str, count: int) -> list[str]:
     except (ValueError, binascii.Error, orjson.JSONDecodeError):
         parts = None
     if not (
-        isinstance(parts, list) and len(parts) == count and all(isinstance(p, str) for p in parts)
+        isinstance(parts, list)
+        and len(parts) == count
+        and all(isinstance(p, str) and "\x00" not in p for p in parts)
     ):
         raise ApiError(400, "invalid_request_error", "page is not a page token this list gave.")
     return parts

@@ -175,6 +175,8 @@ class PrincipalMiddleware:
         if scope["path"] in NOT_JSON_BODIES:
             return []
         content_type = _header(scope, b"content-type").split(";")[0].strip().lower()
+        if content_type == "multipart/form-data" and is_anthropic_path(scope["path"]):
+            return []  # a skill's files: their names and the form's fields are checked by the route
         return json_body_nul_problems(body, content_type)
 
     async def run_mcp(self, scope: Scope, receive: Receive, send: Send, token: str) -> None:

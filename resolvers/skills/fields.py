@@ -14,6 +14,9 @@ DESCRIPTION_MAX_CHARS = 1024
 COMPATIBILITY_MAX_CHARS = 500
 MAX_METADATA_KEYS = 100
 
+# Why a new skill is refused when its name is in use (the SDK's routes answer it 409).
+NAME_TAKEN = "a skill already has this name"
+
 
 # The skills the product ships; their names are reserved.
 SHIPPED_SKILL_NAMES: frozenset[str] = frozenset()

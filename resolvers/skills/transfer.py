@@ -5,6 +5,7 @@ carries the skill's waiting lessons both ways (``memory_file``)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 from uuid import UUID
@@ -18,7 +19,7 @@ from resolvers.common.errors import DomainError, Problem, invalid
 from resolvers.common.principals import Principal
 from resolvers.skills.archive.members import ArchiveFile, ArchiveFolder
 from resolvers.skills.drive import readable_path
-from resolvers.skills.fields import PARENT_KEY, content_problems
+from resolvers.skills.fields import NAME_TAKEN, PARENT_KEY, content_problems
 from resolvers.skills.folder import check_folder
 from resolvers.skills.guard import locked_skill, require_skill_right
 from resolvers.skills.lessons import Lesson
@@ -124,16 +125,19 @@ async def import_folders(
     folders: list[ArchiveFolder],
     *,
     visibility: str = "workspace",
+    new_only: bool = False,
+    found_before: Sequence[Problem] = (),
 ) -> list[ImportResult]:
     """Create or update one skill per folder, or nothing: every problem of every folder is
-    reported at once. A taken name updates that skill only when the caller may update it."""
+    reported at once, with those the caller found before (``found_before``). A taken name
+    updates that skill only when the caller may update it, and never when ``new_only``."""
     await require_import_right(conn, principal)
-    problems = _request_problems(principal, folders, visibility)
+    problems = [*found_before, *_request_problems(principal, folders, visibility)]
     planned, found = await _plan_all(folders)
     problems += found
     existing = await _existing(conn, principal, planned)
     problems += await _update_right_problems(conn, principal, planned, existing)
-    problems += _name_problems(planned, existing)
+    problems += _name_problems(planned, existing, new_only)
     ordered, cycles = _parents_first(planned)
     problems += cycles
     if problems:
@@ -199,14 +203,17 @@ async def _update_right_problems(
     return []
 
 
-def _name_problems(planned: list[_Planned], existing: dict[str, NameRow]) -> list[Problem]:
-    """Names taken by skills the caller cannot read; parents that name no skill."""
+def _name_problems(
+    planned: list[_Planned], existing: dict[str, NameRow], new_only: bool
+) -> list[Problem]:
+    """Names taken by skills the caller cannot read (by any, ``new_only``); parents that name
+    no skill."""
     importing = {p.name for p in planned}
     problems: list[Problem] = []
     for item in planned:
         row = existing.get(item.name)
-        if row is not None and not row.readable:
-            problems.append(Problem("a skill already has this name", field=f"{item.name}/SKILL.md"))
+        if row is not None and (new_only or not row.readable):
+            problems.append(Problem(NAME_TAKEN, field=f"{item.name}/SKILL.md"))
         if item.parent is not None:
             parent_row = existing.get(item.parent)
             known = item.parent in importing or (parent_row is not None and parent_row.readable)
@@ -310,6 +317,19 @@ async def export_folders(
         rows = [await skill(conn, principal, name) for name in dict.fromkeys(names)]
     else:
         rows = await _every_readable(conn, principal)
+    return await _folders_of(conn, rows)
+
+
+async def export_version(
+    conn: asyncpg.Connection, principal: Principal, name: str, version: int
+) -> ArchiveFolder:
+    """One readable skill at one of its versions, as export writes it."""
+    (folder,) = await _folders_of(conn, [await skill(conn, principal, name, version)])
+    return folder
+
+
+async def _folders_of(conn: asyncpg.Connection, rows: list[SkillRow]) -> list[ArchiveFolder]:
+    """Each skill at its row's version as a folder (two statements)."""
     contents = await skills.skill_file_contents(conn, [(r.id, r.version) for r in rows])
     waiting = await skills.waiting_lessons_of_skills(conn, [r.id for r in rows])
     folders = []

@@ -15,6 +15,7 @@ from resolvers.common.errors import Problem, invalid, not_found
 from resolvers.common.principals import Principal
 from resolvers.skills.drive import drive_path, file_path_problems
 from resolvers.skills.fields import (
+    NAME_TAKEN,
     SKILL_TEMPLATE,
     body_problems,
     content_problems,
@@ -62,7 +63,7 @@ async def create_skill(
     if not problems and await skills.skill_names(
         conn, [name], principal.readable_objects, principal.person_id
     ):
-        problems.append(Problem("a skill already has this name", field="name"))
+        problems.append(Problem(NAME_TAKEN, field="name"))
     parent_row = None
     if parent is not None:
         parent_row, found = await _parent(conn, principal, parent, visibility)
@@ -78,7 +79,7 @@ async def create_skill(
             first = NewVersion(skill_id, 1, description, body, extra, files=files)
             await add_version(conn, principal, first)
     except asyncpg.UniqueViolationError:
-        raise invalid([Problem("a skill already has this name", field="name")]) from None
+        raise invalid([Problem(NAME_TAKEN, field="name")]) from None
     return await skill(conn, principal, name)
 
 

@@ -74,6 +74,7 @@ EXPECTED_TABLES = {
     "mail_message_links",
     "mail_exchanges",
     "skill_polishes",
+    "skill_version_withdrawals",
     "memory_stores",
     "store_memories",
     "store_memory_versions",
@@ -128,6 +129,8 @@ async def fill(pool: asyncpg.Pool, ws: Workspace, prefix: str) -> list[str]:
         )
         await writing.record_skill_use(conn, admin, "house-style", "Keep it short.")
         await conn.execute(POLISH_ROW, f"{prefix} refused")
+        await writing.update_skill(conn, admin, "house-style", description=f"How {prefix} says.")
+        await conn.execute(WITHDRAWAL_ROW)
     loaded = await load_records(
         pool,
         ws.tokens["member"],
@@ -213,6 +216,11 @@ INSERT INTO skill_polishes (workspace_id, skill_id, id, version, lessons, trigge
 SELECT app_workspace_id(), s.id, gen_random_uuid(), 1, '', 'form', 'refused', $1, 'rules',
        'workspace', now()
   FROM skills s WHERE s.name = 'house-style'
+"""
+# A version deleted through the Anthropic SDK: the first, once a second is the latest.
+WITHDRAWAL_ROW = """
+INSERT INTO skill_version_withdrawals (workspace_id, skill_id, version, withdrawn_at)
+SELECT app_workspace_id(), s.id, 1, now() FROM skills s WHERE s.name = 'house-style'
 """
 # A Monday removal of the member's profile with one line removed.
 CLEANUP_ROWS = """
@@ -1119,6 +1127,7 @@ IMMUTABLE_TABLES = (
     "turn_cards",
     "conversation_events",
     "skill_polishes",
+    "skill_version_withdrawals",
     "store_memory_versions",
 )
 UNDELETABLE_TABLES = ("memory_pages", "dreams")
