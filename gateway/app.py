@@ -21,7 +21,7 @@ from db.embedded import start_embedded
 from db.events import Listener
 from db.migrate import apply_migrations
 from db.pool import api_dsn, connect, create_pool
-from gateway.anthropic import memory_stores
+from gateway.anthropic import dreams, memory_stores
 from gateway.anthropic import skills as anthropic_skills
 from gateway.http import (
     conversations,
@@ -181,6 +181,7 @@ def routes(settings: Settings) -> list[BaseRoute]:
         Route("/v1/mailboxes", mail.post_mailbox, methods=["POST"]),
         Route("/v1/mailboxes/{id}/messages", mail.post_messages, methods=["POST"]),
         *memory_stores.ROUTES,
+        *dreams.ROUTES,
         Route("/skills/import", skills.import_skills, methods=["POST"]),
         Route("/skills/export", skills.export_skills, methods=["POST"]),
         *anthropic_skills.ROUTES,

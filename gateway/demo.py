@@ -25,6 +25,7 @@ from resolvers.records.workspaces import create_object, create_workspace, grant_
 from resolvers.records.write import write_records
 from resolvers.skills import writing
 from resolvers.skills.versions import EXECUTABLE, NewFile
+from resolvers.stores import dreams, memories, stores
 
 DEMO_WORKSPACE_ID = uuid5(NAMESPACE_URL, "skillmem:demo-workspace")
 DEMO_WORKSPACE_NAME = "Demo"
@@ -242,6 +243,7 @@ async def _load(conn: asyncpg.Connection) -> None:
     await _load_memory(conn, principal, by_external, alice, scout.id)
     await create_mailbox(conn, principal, MailboxInput(DEMO_MAILBOX, "shared", "Team inbox"))
     await _dream(conn, principal, by_external["acme"], alice)
+    await _memory_store(conn, principal)
     await writing.create_skill(
         conn,
         principal,
@@ -345,6 +347,24 @@ async def _dream(
     )
     await passes.run_on(conn, passes.owner_of(workspace_id, "member", alice), PassSettings())
     await remove_on(conn, workspace_id, last_monday(clock.now()))
+
+
+async def _memory_store(conn: asyncpg.Connection, alice_session: Principal) -> None:
+    """A memory store of Alice's with a line written twice, and a dream of it she asked for
+    (the worker runs it): so `/v1/memory_stores` and `/v1/dreams` show something."""
+    store = await stores.create_store(
+        conn,
+        alice_session,
+        stores.StoreInput("Team preferences", "How the team likes its reports."),
+    )
+    await memories.create_memory(
+        conn,
+        alice_session,
+        store.id,
+        "/formatting.md",
+        "- Dates are ISO-8601\n- dates are ISO-8601.\n- Reports use GAAP formatting",
+    )
+    await dreams.create_dream(conn, alice_session, dreams.DreamInput(store.id, "claude-opus-4-1"))
 
 
 def last_monday(now: datetime) -> datetime:

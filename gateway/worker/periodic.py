@@ -1,9 +1,10 @@
 """Memory's periodic jobs (issue 11): the hourly mail job, the Monday removal and the check for
-due consolidations; and the skills' automatic polish (issue 12, item 4). Each is a pgqueuer
-cron schedule, so that one worker among all of them runs it at its time; `skillmem dreamer run
---now TIME` runs every one of them at TIME, before the passes. Each job decides by itself what
-is due at the time it is given (and records what it did), so running it again at the same time
-does nothing twice."""
+due consolidations; the skills' automatic polish (issue 12, item 4); the dreams asked for
+through `/v1/dreams` (issue 14, item 5; the workers also queue a job per dream, queue.py).
+Each is a pgqueuer cron schedule, so that one worker among all of them runs it at its time;
+`skillmem dreamer run --now TIME` runs every one of them at TIME, before the passes. Each job
+decides by itself what is due at the time it is given (and records what it did), so running it
+again at the same time does nothing twice."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from resolvers.memory.cleanup import consolidation, removal
 from resolvers.memory.dreamer.passes import PassSettings
 from resolvers.memory.mail import exchanges
 from resolvers.skills import autopolish
+from resolvers.stores import dreaming
 
 log = logging.getLogger("skillmem.worker")
 
@@ -61,6 +63,7 @@ def periodic_jobs() -> tuple[Periodic, ...]:
             consolidation.run_periodic,
         ),
         Periodic(autopolish.POLISH_JOB, autopolish.POLISH_CRON, autopolish.run_periodic),
+        Periodic(dreaming.DREAMS_JOB, dreaming.DREAMS_CRON, dreaming.run_due),
     )
 
 

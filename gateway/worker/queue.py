@@ -1,5 +1,7 @@
 """The Dreamer's jobs on pgqueuer: its object names, a job's payload, and the scheduler's tick
-that queues one ``dreamer.pass`` job per page owner with items waiting."""
+that queues one ``dreamer.pass`` job per page owner with items waiting, and one ``dreams.run``
+job per dream to run (the request that asks for a dream cannot reach the queue: the
+application role has no grant on it; its insert wakes the schedulers instead)."""
 
 from __future__ import annotations
 
@@ -21,15 +23,18 @@ from pgqueuer.domain.settings import DBSettings, Durability
 from pgqueuer.domain.types import Channel
 from pgqueuer.queries import Queries
 
-from db import dreamer_queue
+from db import dreamer_queue, dreams
 from db.dreamer_schedule import DueOwner
+from db.dreams import DueDream
 from resolvers.memory.dreamer import schedule
 from resolvers.memory.dreamer.batching import BatchTiming
 from resolvers.memory.dreamer.guard import owner_key
+from resolvers.stores.dreaming import dream_key
 
 log = logging.getLogger("skillmem.worker")
 
 PASS_ENTRYPOINT = "dreamer.pass"
+DREAM_ENTRYPOINT = "dreams.run"
 
 
 def queue_names() -> DBSettings:
@@ -133,4 +138,45 @@ async def schedule_passes(
         queued = await enqueue_passes(queries, queue_conn, owners, now)
     if queued:
         log.info("queued %d Dreamer pass(es) of %d owner(s) waiting", queued, len(owners))
+    return queued
+
+
+def dream_payload(due: DueDream) -> bytes:
+    """A dream job's payload: ids only."""
+    return orjson.dumps(
+        {
+            "workspace_id": str(due.workspace_id),
+            "dream_id": str(due.dream_id),
+            "created_at": due.created_at.isoformat(),
+        }
+    )
+
+
+def dream_of(data: bytes | None) -> DueDream:
+    """The dream a job's payload names."""
+    fields = orjson.loads(data or b"{}")
+    return DueDream(
+        UUID(fields["workspace_id"]),
+        UUID(fields["dream_id"]),
+        datetime.fromisoformat(fields["created_at"]),
+    )
+
+
+async def schedule_dreams(queries: Queries, pool: asyncpg.Pool) -> int:
+    """One ``dreams.run`` job per dream to run, unless one is queued or running already (the
+    dedupe key); returns how many jobs were new."""
+    async with pool.acquire() as proxy:
+        due = await dreams.dreams_due(cast(asyncpg.Connection, proxy))
+    if not due:
+        return 0
+    ids = await queries.enqueue(
+        [DREAM_ENTRYPOINT] * len(due),
+        [dream_payload(d) for d in due],
+        [0] * len(due),
+        dedupe_key=list[str | None]([dream_key(d.workspace_id, d.dream_id) for d in due]),
+        on_conflict="skip",
+    )
+    queued = sum(1 for job_id in ids if job_id is not None)
+    if queued:
+        log.info("queued %d dream(s)", queued)
     return queued

@@ -27,10 +27,13 @@ from db.dreamer_schedule import DueOwner
 from gateway.observe import metrics
 from gateway.worker.periodic import Periodic, periodic_jobs
 from gateway.worker.queue import (
+    DREAM_ENTRYPOINT,
     PASS_ENTRYPOINT,
+    dream_of,
     payload_target,
     queue_names,
     queue_queries,
+    schedule_dreams,
     schedule_passes,
     target_of,
 )
@@ -38,6 +41,7 @@ from gateway.worker.reports import pass_line
 from resolvers.common import clock
 from resolvers.memory.dreamer import guard, passes, schedule
 from resolvers.memory.dreamer.passes import PassSettings
+from resolvers.stores import dreaming
 
 log = logging.getLogger("skillmem.worker")
 
@@ -110,6 +114,7 @@ class Worker:
             queries = queue_queries(queue_pool)
             manager = QueueManager(queries, Channel(queue_names().channel))
             manager.entrypoint(PASS_ENTRYPOINT)(self.handle)
+            manager.entrypoint(DREAM_ENTRYPOINT)(self.handle_dream)
             self.queue_manager = manager
             self.scheduler_manager = self.cron_manager(queue_pool)
             if self.stopping.is_set():
@@ -194,8 +199,17 @@ class Worker:
             await schedule_passes(
                 queries, queue_pool, self.pool, clock.now(), self.pass_settings.timing
             )
+            await schedule_dreams(queries, self.pool)
         except Exception:
             log.exception("reading the Dreamer's schedule failed")
+
+    async def handle_dream(self, job: Job) -> None:
+        """A ``dreams.run`` job: its dream to its end under the dream's lock (nothing when it
+        runs elsewhere, or was canceled meanwhile); a failure fails the dream, not the job."""
+        async with self.passes_at_once:
+            line = await dreaming.run_dream(self.pool, dream_of(job.payload), self.pass_settings)
+        if line:
+            log.info("%s", line)
 
     async def handle(self, job: Job) -> None:
         """A ``dreamer.pass`` job: its owner's pass under the owner's lock, when something

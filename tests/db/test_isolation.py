@@ -32,7 +32,7 @@ from resolvers.memory.mail.checks import MailboxInput, MessageInput
 from resolvers.records.workspaces import create_object, grant_standard_roles
 from resolvers.skills import writing
 from resolvers.skills.versions import NewFile
-from resolvers.stores import memories, stores
+from resolvers.stores import dreams, memories, stores
 from resolvers.turns import attachments, conversations, turns
 from tests.factories import Workspace, codes, gql, load_records, make_page
 
@@ -84,6 +84,7 @@ EXPECTED_TABLES = {
     "agent_skills",
     "conversation_starts",
     "conversation_memory_stores",
+    "dreams",
 }
 
 # The documented exception: the job queue of the Dreamer's workers (migration 0012, pgqueuer's
@@ -173,6 +174,7 @@ async def fill(pool: asyncpg.Pool, ws: Workspace, prefix: str) -> list[str]:
         )
         await _store_rows(conn, member, prefix)
         await _conversation_rows(conn, member, prefix)
+        await _dream_rows(conn, member, prefix)
         await conversations.compact(conn, member, "c1")
         await conversations.end(conn, member, "c1")
         await _dreamer_rows(conn, ws, loaded[0], prefix)
@@ -213,6 +215,12 @@ async def _store_rows(conn: asyncpg.Connection, member: Principal, prefix: str) 
     )
     gone = await memories.create_memory(conn, member, made.id, "/b.md", f"{prefix} gone")
     await memories.delete_memory(conn, member, made.id, gone.id)
+
+
+async def _dream_rows(conn: asyncpg.Connection, member: Principal, prefix: str) -> None:
+    """A dream of a store, pending (the job does not run here)."""
+    made = await stores.create_store(conn, member, stores.StoreInput(f"{prefix} dreamt"))
+    await dreams.create_dream(conn, member, dreams.DreamInput(made.id, "claude"))
 
 
 # What a pass leaves (the pass is not built here): a pass, the conversation's first waiting
@@ -437,6 +445,8 @@ async def test_every_policy_pins_the_workspace_for_every_command(owner):
             ("skill_polish_schedule", table)
             for table in ("skills", "skill_lessons", "skill_polishes")
         ),
+        # The dreams to run, for the workers' dreams_due (0028).
+        ("dreams_schedule", "dreams"),
     }
     found = [row for row in rows if row["policyname"].endswith(OWNER_POLICY_SUFFIXES)]
     assert {(row["policyname"], row["tablename"]) for row in found} == schedules
@@ -518,6 +528,7 @@ async def test_no_function_of_the_schema_is_security_definer_but_the_listed_ones
     assert sorted(row["proname"] for row in found) == [
         "consolidation_due",
         "dreamer_due",
+        "dreams_due",
         "mail_due",
         "memory_line_matches",
         "memory_removal_due",
@@ -554,6 +565,12 @@ async def test_no_function_of_the_schema_is_security_definer_but_the_listed_ones
         "workspace_id",
         "openable",
         "quiet_since",
+    ]
+    due_dreams = await owner.prepare("SELECT * FROM dreams_due()")
+    assert [a.name for a in due_dreams.get_attributes()] == [
+        "workspace_id",
+        "dream_id",
+        "created_at",
     ]
     queue = await owner.prepare("SELECT * FROM queue_job_counts()")
     assert [a.name for a in queue.get_attributes()] == ["entrypoint", "state", "jobs"]
@@ -595,6 +612,17 @@ async def test_the_removal_schedule_answers_workspace_ids_only(pool, two):
     assert {a.id, b.id} <= {row["workspace_id"] for row in week_ago}
     assert [list(row.keys()) for row in week_ago[:1]] == [["workspace_id"]]
     assert not {a.id, b.id} & {row["workspace_id"] for row in today}
+
+
+async def test_the_dreams_schedule_answers_ids_only(pool, two):
+    a, b = two
+    async with pool.acquire() as conn, conn.transaction():
+        # The application role, in no workspace: it sees no dream itself.
+        await conn.execute("SELECT set_config('role', 'skillmem_app', true)")
+        assert await conn.fetchval("SELECT count(*) FROM dreams") == 0
+        due = await conn.fetch("SELECT * FROM dreams_due()")
+    assert {a.id, b.id} <= {row["workspace_id"] for row in due}
+    assert [list(row.keys()) for row in due[:1]] == [["workspace_id", "dream_id", "created_at"]]
 
 
 async def test_the_search_match_sees_one_workspace_only(pool, two):
@@ -760,6 +788,13 @@ async def test_a_token_hash_names_its_own_token_only(pool, two):
 
 # A row of the target workspace for each table: its SQL and its arguments.
 INSERTS = {
+    "dreams": (
+        "INSERT INTO dreams (workspace_id, id, input_store_id, model, behavior, actor_kind,"
+        " actor_id, actor_name, payer_kind, created_at)"
+        " VALUES ($1, gen_random_uuid(), gen_random_uuid(), 'm', 'create_new', 'member', $2,"
+        " 'Intruder', 'workspace', now())",
+        lambda w: [w.id, w.members["member"]],
+    ),
     "records": (
         "INSERT INTO records (workspace_id, id, object_id, label)"
         " VALUES ($1, gen_random_uuid(), $2, 'intruder')",
@@ -1137,18 +1172,21 @@ IMMUTABLE_TABLES = (
     "skill_version_withdrawals",
     "store_memory_versions",
 )
-UNDELETABLE_TABLES = ("memory_pages",)
+UNDELETABLE_TABLES = ("memory_pages", "dreams")
 # Replaced as a whole (deleted, then inserted), never updated: an agent's attached skills.
 REPLACED_TABLES = ("agent_skills",)
 
 
-async def test_memory_pages_are_never_deleted_by_the_application(pool, owner, two):
+@pytest.mark.parametrize("table", UNDELETABLE_TABLES)
+async def test_memory_pages_and_dreams_are_never_deleted_by_the_application(
+    pool, owner, two, table
+):
     a, _ = two
     async with pool.acquire() as conn, conn.transaction():
         await conn.execute("SELECT app_begin_workspace($1)", a.id)
         with pytest.raises(asyncpg.InsufficientPrivilegeError):
-            await conn.execute("DELETE FROM memory_pages")
-    assert await rows_by_workspace(owner, "memory_pages", a.id) > 0
+            await conn.execute(f'DELETE FROM "{table}"')  # noqa: S608
+    assert await rows_by_workspace(owner, table, a.id) > 0
 
 
 @pytest.mark.parametrize("table", REPLACED_TABLES)

@@ -60,9 +60,13 @@ class Tidied:
         return not any(line.kind != "blank" for line in self.lines)
 
 
-def tidy(row: PageRow, proposals: PageProposals, workspace_id: UUID) -> Tidied:
-    """The page ``row`` (as stored, locked) after the reader's ``proposals`` for it."""
-    page = _Page(row, workspace_id, Tidied(list(row.lines)))
+def tidy(
+    row: PageRow, proposals: PageProposals, workspace_id: UUID, *, page_limits: bool = True
+) -> Tidied:
+    """The page ``row`` (as stored, locked) after the reader's ``proposals`` for it;
+    ``page_limits``: a memory page's caps and 4,000 characters hold (a memory store's memory,
+    consolidated by a dream, has its own size limit, checked by its caller)."""
+    page = _Page(row, workspace_id, Tidied(list(row.lines)), page_limits)
     for group in proposals.groups:
         page.group(group)
     for proposal in proposals.lines:
@@ -75,6 +79,7 @@ class _Page:
     row: PageRow
     workspace_id: UUID
     done: Tidied
+    page_limits: bool = True
     claimed: set[str] = field(default_factory=set)
 
     def souvenirs(self) -> dict[str, LineRow]:
@@ -186,8 +191,10 @@ class _Page:
         self, after: list[LineRow], touched: Sequence[LineRow], changes: list[ChangeRow]
     ) -> None:
         """Keep ``after`` as the page's lines when its caps and length hold."""
-        problems = cap_change_problems(self.row, after)
-        problems += length_problems(after, self.workspace_id, "content")
+        problems = []
+        if self.page_limits:
+            problems = cap_change_problems(self.row, after)
+            problems += length_problems(after, self.workspace_id, "content")
         if problems:
             why = "; ".join(problem.message for problem in problems)
             self.done.refused.append(f"{_keys(touched)}: {why}")
