@@ -58,6 +58,8 @@ class Listener:
         self.name = name
         # How many times it started listening (1, then one more each time it listened again).
         self.connections = 0
+        # How many events it received (and handed to their subscribers' queues).
+        self.received = 0
         self.queues: dict[tuple[str, UUID], set[asyncio.Queue[Event | None]]] = {}
         self.listening = asyncio.Event()
         self._stopping = asyncio.Event()
@@ -107,6 +109,7 @@ class Listener:
         if event is None:
             log.warning("events: a notification that is no event was ignored")
             return
+        self.received += 1
         for queue in self.queues.get((event.kind, event.workspace_id), ()):
             _put(queue, event)
 

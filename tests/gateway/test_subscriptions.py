@@ -64,6 +64,20 @@ async def until_subscribed(app: Starlette, kind: str, workspace_id: UUID) -> Non
         await asyncio.sleep(0.02)
 
 
+async def until_read(app: Starlette, kind: str, workspace_id: UUID, received: int) -> None:
+    """Wait until the server received an event after ``received`` and its subscribers' queues
+    are drained, and a moment more for the read that follows."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT_SECONDS
+    events = app.state.events
+    while events.received <= received or any(
+        not q.empty() for q in events.queues.get((kind, workspace_id), ())
+    ):
+        assert loop.time() < deadline, "the event never reached the subscriber"
+        await asyncio.sleep(0.02)
+    await asyncio.sleep(0.5)
+
+
 @contextlib.asynccontextmanager
 async def subscribed(
     server: Any, token: str, document: str, kind: str, workspace_id: UUID
@@ -149,8 +163,12 @@ async def test_a_line_on_a_page_the_subscriber_may_not_read_is_not_heard(pool, w
         await memory_read(pool, ws, False)
         stand(T0)
         await said(pool, ws, "member", f"Remember: {mention('Acme', acme)} pays in 60 days.", T0)
+        received = server[1].state.events.received
         await dream_at(pool, ws, T0 + SOON)
         assert len(await lines_of(pool, ws, "record", local(ws, acme))) == 1
+        # The rights are read when the event is: only once the subscriber has read it (the
+        # server received it, its queue is drained, its read done) may they come back.
+        await until_read(server[1], "memory", ws.id, received)
         await memory_read(pool, ws, True)
         later = T0 + 2 * SOON
         text = f"Remember: {mention('Acme', acme)} wants every message in French."
