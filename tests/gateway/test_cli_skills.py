@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import random
 import stat
 import subprocess
+import zipfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import anthropic
 import asyncpg
 import httpx
 import pytest
@@ -287,3 +290,38 @@ async def test_pull_writes_memory_files_and_push_reads_them_back_once(served, tm
     ]
     assert (await skills(served, "pull", str(target), "cli-release")).returncode == 0
     assert (target / "cli-release" / ".memory.md").read_text().count("\n- ") == 3
+
+
+async def test_a_skill_pushed_with_the_cli_downloads_byte_identical_through_the_sdk(
+    served, tmp_path
+):
+    """Issue 14: `skillmem skills push`, then the official `anthropic` SDK's
+    `versions.download` against the same server: every file, byte for byte."""
+    url, token, _ = served
+    files = {
+        "SKILL.md": (
+            b"---\nname: sdk-roundtrip\ndescription: Check the SDK download. Use when asked.\n"
+            b"---\n\n## Steps\n\n1. Run the script.\n",
+            0o644,
+        ),
+        "scripts/run.sh": (b"#!/bin/sh\nprintf 'ok\\n'\n", 0o755),
+        "data/table.bin": (bytes(range(256)), 0o644),
+    }
+    write(tmp_path / "source", "sdk-roundtrip", files)
+    pushed = await skills(served, "push", str(tmp_path / "source"))
+    assert pushed.returncode == 0, pushed.stderr
+
+    def download() -> dict[str, bytes]:
+        client = anthropic.Anthropic(base_url=url, api_key=token)
+        [found] = [
+            s for s in client.beta.skills.list(limit=100) if s.display_name == "sdk-roundtrip"
+        ]
+        latest = client.beta.skills.versions.retrieve("latest", skill_id=found.id)
+        archive = client.beta.skills.versions.download(latest.id, skill_id=found.id).read()
+        with zipfile.ZipFile(io.BytesIO(archive)) as opened:
+            return {i.filename: opened.read(i) for i in opened.infolist() if not i.is_dir()}
+
+    got = await asyncio.to_thread(download)
+    assert {p: content for p, content in got.items()} == {
+        f"sdk-roundtrip/{path}": content for path, (content, _) in files.items()
+    }
