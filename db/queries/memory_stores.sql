@@ -190,7 +190,9 @@ based AS (
                         ELSE '/records/' || folder || '/'
                     END
                     || COALESCE(NULLIF(left(btrim(
-                           regexp_replace(replace(normalize(label, NFC), '/', '-'),
+                           regexp_replace(replace(CASE WHEN label IS NFC NORMALIZED THEN label
+                                                       ELSE normalize(label, NFC) END,
+                                                  '/', '-'),
                                           '[\u0001-\u001f\u007f-\u009f\u2028\u2029\ufeff\u061c'
                                           '\u200e\u200f\u202a-\u202e\u2066-\u2069]', '-', 'g'),
                            E' \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007'
