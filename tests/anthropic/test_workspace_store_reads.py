@@ -204,3 +204,23 @@ async def test_the_version_a_memory_names_is_a_memory_version(
     admin = sdk(ws.tokens["admin"]).beta.memory_stores
     with pytest.raises(anthropic.NotFoundError):  # another member's profile
         await admin.memory_versions.retrieve(own.memory_version_id, memory_store_id=store)
+
+
+async def test_a_page_without_versions_names_itself_as_its_created_version(
+    sdk, pool, ws: Workspace, pages
+):
+    page_id = local(ws, pages["workspace"], "MemoryPage")
+    # As the database's owner: the app never deletes a version.
+    async with pool.acquire() as conn:
+        deleted = await conn.execute("DELETE FROM memory_versions WHERE page_id = $1", page_id)
+    assert deleted == "DELETE 1"
+    store = _store(ws)
+    member = sdk(ws.tokens["member"]).beta.memory_stores
+    memory = await member.memories.retrieve(_memory(ws, pages["workspace"]), memory_store_id=store)
+    assert memory.memory_version_id == public_id(*m.VERSION, ws.id, page_id)
+    version = await member.memory_versions.retrieve(memory.memory_version_id, memory_store_id=store)
+    assert (version.operation, version.content, version.created_by) == (
+        "created",
+        memory.content,
+        None,
+    )
