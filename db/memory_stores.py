@@ -10,7 +10,7 @@ from uuid import UUID
 
 import asyncpg
 
-from db.memory import Actor, PageRow, line_from_json
+from db.memory import Actor, LineRow, PageRow, line_from_json
 from db.sql import queries
 
 Q = queries("memory_stores")
@@ -62,7 +62,7 @@ class VersionRow:
     content_sha256: str | None
     content_size_bytes: int | None
     actor_kind: str
-    actor_id: UUID
+    actor_id: UUID | None  # None: the system (the workspace store's pages)
     actor_name: str
     session_id: UUID | None
     created_at: datetime
@@ -86,13 +86,30 @@ class VersionFilter:
 
 
 @dataclass(frozen=True, slots=True)
-class WorkspacePageRow:
-    """A live memory page as one reader sees it, with the object of its record and the id of
-    its last version."""
+class WorkspaceEntryRow:
+    """An entry of the workspace store as one reader sees it: a live page they may read at its
+    path (``page`` with its lines and the id of its last version), or a prefix rolling up
+    deeper ones (``page`` None)."""
 
-    page: PageRow
-    subject_object: str | None
+    key: str
+    page: PageRow | None
     last_version_id: UUID | None
+
+
+@dataclass(frozen=True, slots=True)
+class WorkspaceVersionRow:
+    """A live page's newest version (lines as one reader sees them, None once redacted)."""
+
+    id: UUID
+    page_id: UUID
+    number: int
+    operation: str
+    actor_kind: str
+    actor_id: UUID | None
+    session_id: UUID | None
+    created_at: datetime
+    redacted_at: datetime | None
+    lines: list[LineRow] | None
 
 
 async def insert_store(
@@ -317,15 +334,48 @@ async def redact_version(
     )
 
 
-async def workspace_pages(
-    conn: asyncpg.Connection, readable: Sequence[UUID], person: UUID | None
-) -> list[WorkspacePageRow]:
-    """Every live memory page as one reader sees it, oldest first."""
+async def workspace_entries(
+    conn: asyncpg.Connection,
+    readable: Sequence[UUID],
+    person: UUID | None,
+    *,
+    prefix: str = "/",
+    depth: int = 0,
+    after: str = "",
+    limit: int = 1,
+    page_id: UUID | None = None,
+) -> list[WorkspaceEntryRow]:
+    """The workspace store's entries the reader may read below ``prefix`` in path order after
+    ``after`` (with ``depth``, rolled up as memories_page does), at most ``limit``; only the
+    page ``page_id`` when given. One statement; lines rendered for the entries answered only."""
+    rows = await conn.fetch(
+        Q["workspace_memories"], readable, person, prefix, depth, after, page_id, limit
+    )
     found = []
-    for row in await conn.fetch(Q["workspace_pages"], readable, person):
+    for row in rows:
         values: dict[str, Any] = dict(row)
-        subject_object = values.pop("subject_object")
-        last_version_id = values.pop("last_version_id")
+        key, is_prefix, last_version_id = (
+            values.pop("key"),
+            values.pop("is_prefix"),
+            values.pop("last_version_id"),
+        )
+        if is_prefix:
+            found.append(WorkspaceEntryRow(key, None, None))
+            continue
+        del values["path"]
         values["lines"] = [line_from_json(raw) for raw in values["lines"]]
-        found.append(WorkspacePageRow(PageRow(**values), subject_object, last_version_id))
+        found.append(WorkspaceEntryRow(key, PageRow(**values), last_version_id))
     return found
+
+
+async def workspace_version(
+    conn: asyncpg.Connection, version_id: UUID, readable: Sequence[UUID], person: UUID | None
+) -> WorkspaceVersionRow | None:
+    """A live page's newest version, if the reader may read the page."""
+    row = await conn.fetchrow(Q["workspace_version"], version_id, readable, person)
+    if row is None:
+        return None
+    values: dict[str, Any] = dict(row)
+    if values["lines"] is not None:
+        values["lines"] = [line_from_json(raw) for raw in values["lines"]]
+    return WorkspaceVersionRow(**values)

@@ -154,30 +154,115 @@ UPDATE store_memory_versions
  WHERE workspace_id = app_workspace_id() AND store_id = $1 AND id = $2
    AND redacted_at IS NULL;
 
--- name: workspace_pages
--- Every live memory page with its lines as one reader sees them ($1 readable objects, $2
--- person), the facts its read rule needs, the object of the record it is about, and the id of
--- its last version: what the workspace's memory store presents.
-SELECT p.id, p.about_kind, p.member_id, p.agent_id, p.routine_id, p.subject_id, mr.label AS name,
+-- name: workspace_memories
+-- The workspace store's entries as one reader sees them ($1 readable objects, $2 person): the
+-- live pages they may read (memory_page_readable), each at its path (resolvers/stores/
+-- workspace.file_name in SQL; a second page at one path, by creation, takes its id's first
+-- 8 characters), below prefix $3 in path order after $5, with depth $4 rolled up as
+-- memories_page does, at most $7; only the page $6 when given (its path is then computed
+-- among the pages of its folder only). Lines are rendered for the pages answered only.
+WITH target AS (
+    SELECT p.about_kind, COALESCE(so.slug, 'record') AS folder
+      FROM memory_pages p
+      LEFT JOIN records s ON s.workspace_id = p.workspace_id AND s.id = p.subject_id
+      LEFT JOIN objects so ON so.workspace_id = s.workspace_id AND so.id = s.object_id
+     WHERE p.workspace_id = app_workspace_id() AND p.id = $6
+),
+readable AS (
+    SELECT p.id, p.created_at, p.about_kind, COALESCE(so.slug, 'record') AS folder, mr.label
+      FROM memory_pages p
+      JOIN records mr ON mr.workspace_id = p.workspace_id AND mr.id = p.id
+      LEFT JOIN records s ON s.workspace_id = p.workspace_id AND s.id = p.subject_id
+      LEFT JOIN objects so ON so.workspace_id = s.workspace_id AND so.id = s.object_id
+     WHERE p.workspace_id = app_workspace_id() AND p.trashed_at IS NULL
+       AND memory_page_readable(p.about_kind, p.member_id, mr.object_id, s, $1, $2)
+       AND ($6::uuid IS NULL
+            OR (p.about_kind, COALESCE(so.slug, 'record')) IN (SELECT * FROM target))
+),
+based AS (
+    SELECT id, created_at,
+           CASE about_kind
+               WHEN 'workspace' THEN '/profiles/workspace.md'
+               ELSE CASE about_kind
+                        WHEN 'member' THEN '/profiles/members/'
+                        WHEN 'agent' THEN '/profiles/agents/'
+                        WHEN 'routine' THEN '/profiles/routines/'
+                        ELSE '/records/' || folder || '/'
+                    END
+                    || COALESCE(NULLIF(left(btrim(
+                           regexp_replace(replace(CASE WHEN label IS NFC NORMALIZED THEN label
+                                                       ELSE normalize(label, NFC) END,
+                                                  '/', '-'),
+                                          '[\u0001-\u001f\u007f-\u009f\u2028\u2029\ufeff\u061c'
+                                          '\u200e\u200f\u202a-\u202e\u2066-\u2069]', '-', 'g'),
+                           E' \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007'
+                           || E'\u2008\u2009\u200a\u202f\u205f\u3000'), 200), ''), 'page')
+                    || '.md'
+           END AS base
+      FROM readable
+),
+placed AS (
+    SELECT id, created_at,
+           CASE WHEN row_number() OVER (PARTITION BY base ORDER BY created_at, id) = 1 THEN base
+                ELSE left(base, -3) || '-' || left(id::text, 8) || '.md'
+           END COLLATE "C" AS path
+      FROM based
+),
+below AS (
+    SELECT placed.*, string_to_array(substr(path, length($3) + 1), '/') AS rest
+      FROM placed
+     WHERE starts_with(path, $3) AND ($6::uuid IS NULL OR id = $6)
+),
+listed AS (
+    SELECT DISTINCT ON (key) key, key <> path AS is_prefix, id, path
+      FROM (SELECT CASE WHEN $4 > 0 AND cardinality(rest) > $4
+                        THEN $3 || array_to_string(rest[1:$4], '/') || '/'
+                        ELSE path END COLLATE "C" AS key,
+                   below.*
+              FROM below) keyed
+     WHERE key > $5 COLLATE "C"
+     ORDER BY key, path, created_at, id
+     LIMIT $7
+)
+SELECT l.key, l.is_prefix, l.path,
+       p.id, p.about_kind, p.member_id, p.agent_id, p.routine_id, p.subject_id, mr.label AS name,
        p.description, p.version, p.trashed_at, p.created_at, p.updated_at,
        mr.object_id AS memory_object_id, s.object_id AS subject_object_id,
        COALESCE(record_readable(s, $1, $2), false) AS subject_readable,
        COALESCE(object_carries_pages(s.object_id), true) AS carries_pages,
        COALESCE(ag.owner_member_id, ro.owner_member_id) AS actor_owner_id,
-       memory_lines_shown(
-           (SELECT COALESCE(jsonb_agg(to_jsonb(l) ORDER BY l.position), '[]')
-              FROM memory_lines l
-             WHERE l.workspace_id = p.workspace_id AND l.page_id = p.id),
-           $1, $2, false) AS lines,
-       so.slug AS subject_object,
-       (SELECT v.id FROM memory_versions v
-         WHERE v.workspace_id = p.workspace_id AND v.page_id = p.id
-         ORDER BY v.number DESC LIMIT 1) AS last_version_id
-  FROM memory_pages p
+       CASE WHEN l.is_prefix THEN '[]'::jsonb
+            ELSE memory_lines_shown(
+                     (SELECT COALESCE(jsonb_agg(to_jsonb(ln) ORDER BY ln.position), '[]')
+                        FROM memory_lines ln
+                       WHERE ln.workspace_id = p.workspace_id AND ln.page_id = p.id),
+                     $1, $2, false)
+       END AS lines,
+       CASE WHEN NOT l.is_prefix
+            THEN (SELECT v.id FROM memory_versions v
+                   WHERE v.workspace_id = p.workspace_id AND v.page_id = p.id
+                   ORDER BY v.number DESC LIMIT 1)
+       END AS last_version_id
+  FROM listed l
+  JOIN memory_pages p ON p.workspace_id = app_workspace_id() AND p.id = l.id
   JOIN records mr ON mr.workspace_id = p.workspace_id AND mr.id = p.id
   LEFT JOIN records s ON s.workspace_id = p.workspace_id AND s.id = p.subject_id
-  LEFT JOIN objects so ON so.workspace_id = s.workspace_id AND so.id = s.object_id
   LEFT JOIN agents ag ON ag.workspace_id = p.workspace_id AND ag.id = p.agent_id
   LEFT JOIN routines ro ON ro.workspace_id = p.workspace_id AND ro.id = p.routine_id
- WHERE p.workspace_id = app_workspace_id() AND p.trashed_at IS NULL
- ORDER BY p.created_at, p.id;
+ ORDER BY l.key;
+
+-- name: workspace_version
+-- A live page's newest version, when the reader ($2 readable objects, $3 person) may read the
+-- page (memory_page_readable): its facts and its lines as the reader sees them (none once
+-- redacted). An older version, or one of a page they may not read, is no row.
+SELECT v.id, v.page_id, v.number, v.operation, v.actor_kind, v.actor_id, v.session_id,
+       v.created_at, v.redacted_at,
+       CASE WHEN v.lines IS NOT NULL THEN memory_lines_shown(v.lines, $2, $3, false) END AS lines
+  FROM memory_versions v
+  JOIN memory_pages p ON p.workspace_id = v.workspace_id AND p.id = v.page_id
+  JOIN records mr ON mr.workspace_id = p.workspace_id AND mr.id = p.id
+  LEFT JOIN records s ON s.workspace_id = p.workspace_id AND s.id = p.subject_id
+ WHERE v.workspace_id = app_workspace_id() AND v.id = $1 AND p.trashed_at IS NULL
+   AND memory_page_readable(p.about_kind, p.member_id, mr.object_id, s, $2, $3)
+   AND v.number = (SELECT max(n.number) FROM memory_versions n
+                    WHERE n.workspace_id = v.workspace_id AND n.page_id = v.page_id);

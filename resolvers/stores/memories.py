@@ -18,7 +18,7 @@ from resolvers.memory.reading import check_precondition, sha256, sha256_problems
 from resolvers.memory.writing import actor_of
 from resolvers.stores.rules import content_problems, path_problems, prefix_problems
 from resolvers.stores.stores import store, writable_store
-from resolvers.stores.workspace import entries, is_workspace_store, workspace_memories
+from resolvers.stores.workspace import is_workspace_store, workspace_entries, workspace_memory
 
 MISSING = "memory"
 CHANGED = "The memory's content is not the one expected: nothing was changed; read it again."
@@ -88,9 +88,7 @@ async def memory(
     """A memory of a store the caller may read."""
     await store(conn, principal, store_id)
     if is_workspace_store(store_id):
-        found = next(
-            (m for m in await workspace_memories(conn, principal) if m.id == memory_id), None
-        )
+        found = await workspace_memory(conn, principal, memory_id)
     else:
         found = await memory_stores.memory_by_id(conn, store_id, memory_id)
     if found is None:
@@ -169,8 +167,15 @@ async def listing(
     _checked(prefix_problems(prefix) if prefix is not None else [])
     await store(conn, principal, store_id)
     if is_workspace_store(store_id):
-        found = await workspace_memories(conn, principal)
-        return entries(found, prefix or "/", depth, after, limit + 1, full)
+        return await workspace_entries(
+            conn,
+            principal,
+            prefix=prefix or "/",
+            depth=depth,
+            after=after,
+            limit=limit + 1,
+            full=full,
+        )
     return await memory_stores.memories_page(
         conn, store_id, prefix or "/", depth, after, limit + 1, full
     )

@@ -15,7 +15,7 @@ from resolvers.common.errors import not_found
 from resolvers.common.principals import Principal
 from resolvers.memory.writing import actor_of
 from resolvers.stores.stores import store, writable_store
-from resolvers.stores.workspace import is_workspace_store
+from resolvers.stores.workspace import is_workspace_store, workspace_version
 
 MISSING = "memory version"
 
@@ -31,7 +31,8 @@ async def versions(
     full: bool,
 ) -> list[VersionRow]:
     """Up to ``limit`` + 1 versions of a store the caller may read, newest first (the
-    workspace's memory store keeps its history on its pages: none here)."""
+    workspace's memory store keeps its history on its pages: none listed here; GraphQL
+    memoryVersions lists a page's, and retrieving the version a memory names answers it)."""
     await store(conn, principal, store_id)
     if is_workspace_store(store_id):
         return []
@@ -43,7 +44,10 @@ async def version(
 ) -> VersionRow:
     """One version of a store the caller may read."""
     await store(conn, principal, store_id)
-    found = await memory_stores.version_by_id(conn, store_id, version_id)
+    if is_workspace_store(store_id):
+        found = await workspace_version(conn, principal, version_id)
+    else:
+        found = await memory_stores.version_by_id(conn, store_id, version_id)
     if found is None:
         raise not_found(MISSING)
     return found

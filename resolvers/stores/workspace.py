@@ -12,10 +12,11 @@ from uuid import UUID, uuid5
 import asyncpg
 
 from db import identity, memory_stores, records
-from db.memory_stores import EntryRow, MemoryRow, StoreRow, WorkspacePageRow
+from db.memory_stores import EntryRow, MemoryRow, StoreRow, VersionRow, WorkspaceEntryRow
 from resolvers.common.errors import Code, DomainError
 from resolvers.common.principals import Principal
-from resolvers.memory.access import may_read, view
+from resolvers.memory.access import view
+from resolvers.memory.reading import page_content, sha256, shown_souvenirs
 from resolvers.skills.paths import BAD_PATH_CHAR, SURROGATE
 
 # The store's local id, the same in every workspace (its public id names the workspace).
@@ -70,72 +71,113 @@ def file_name(name: str) -> str:
     return f"{cleaned.strip()[:MAX_NAME_CHARS] or 'page'}.md"
 
 
-def page_path(row: WorkspacePageRow) -> str:
-    """Where a page sits in the store."""
-    page = row.page
-    if page.about_kind == "workspace":
-        return "/profiles/workspace.md"
-    if page.about_kind in _PROFILE_FOLDERS:
-        return f"/profiles/{_PROFILE_FOLDERS[page.about_kind]}/{file_name(page.name)}"
-    return f"/records/{row.subject_object or 'record'}/{file_name(page.name)}"
-
-
-async def workspace_memories(conn: asyncpg.Connection, principal: Principal) -> list[MemoryRow]:
-    """Every page the caller may read as a memory, in path order (a second page at one path
-    takes its id's first characters)."""
-    rows = await memory_stores.workspace_pages(
-        conn, principal.readable_objects, principal.person_id
-    )
-    found: dict[str, MemoryRow] = {}
-    for row in rows:
-        if not may_read(principal, row.page):
-            continue
-        path = page_path(row)
-        if path in found:
-            path = f"{path[:-3]}-{row.page.id.hex[:8]}.md"
-        shown = view(principal, row.page)
-        found[path] = MemoryRow(
-            id=row.page.id,
-            store_id=WORKSPACE_STORE_ID,
-            path=path,
-            content=shown.content,
-            content_sha256=shown.content_sha256,
-            content_size_bytes=len(shown.content.encode()),
-            version_id=row.last_version_id or row.page.id,
-            created_at=row.page.created_at,
-            updated_at=row.page.updated_at,
-        )
-    return [found[path] for path in sorted(found)]
-
-
-def entries(
-    memories: list[MemoryRow], prefix: str, depth: int, after: str, limit: int, full: bool
-) -> list[EntryRow]:
-    """The store's entries as memories_page lists a stored one's (the same roll-up rule)."""
-    keyed: dict[str, MemoryRow | None] = {}
-    for memory in memories:
-        if not memory.path.startswith(prefix):
-            continue
-        rest = memory.path[len(prefix) :].split("/")
-        if depth > 0 and len(rest) > depth:
-            keyed.setdefault(prefix + "/".join(rest[:depth]) + "/", None)
-        else:
-            keyed[memory.path] = memory if full else _basic(memory)
-    keys = sorted(k for k in keyed if k.encode() > after.encode())[:limit]
-    return [EntryRow(key, keyed[key]) for key in keys]
-
-
-def _basic(memory: MemoryRow) -> MemoryRow:
+def _memory(principal: Principal, entry: WorkspaceEntryRow, full: bool = True) -> MemoryRow:
+    """A page of the store as the caller sees it (``full``: with its content)."""
+    page = entry.page
+    assert page is not None
+    shown = view(principal, page)
     return MemoryRow(
-        memory.id,
-        memory.store_id,
-        memory.path,
-        None,
-        memory.content_sha256,
-        memory.content_size_bytes,
-        memory.version_id,
-        memory.created_at,
-        memory.updated_at,
+        id=page.id,
+        store_id=WORKSPACE_STORE_ID,
+        path=entry.key,
+        content=shown.content if full else None,
+        content_sha256=shown.content_sha256,
+        content_size_bytes=len(shown.content.encode()),
+        version_id=entry.last_version_id or page.id,
+        created_at=page.created_at,
+        updated_at=page.updated_at,
+    )
+
+
+async def workspace_memory(
+    conn: asyncpg.Connection, principal: Principal, memory_id: UUID
+) -> MemoryRow | None:
+    """One page the caller may read, as a memory; None otherwise (one statement)."""
+    found = await memory_stores.workspace_entries(
+        conn, principal.readable_objects, principal.person_id, page_id=memory_id
+    )
+    return _memory(principal, found[0]) if found else None
+
+
+async def workspace_entries(
+    conn: asyncpg.Connection,
+    principal: Principal,
+    *,
+    prefix: str,
+    depth: int,
+    after: str,
+    limit: int,
+    full: bool,
+) -> list[EntryRow]:
+    """The store's entries as memories_page lists a stored one's (the same roll-up rule),
+    paged in SQL: one statement, whatever the number of pages."""
+    found = await memory_stores.workspace_entries(
+        conn,
+        principal.readable_objects,
+        principal.person_id,
+        prefix=prefix,
+        depth=depth,
+        after=after,
+        limit=limit,
+    )
+    return [EntryRow(e.key, None if e.page is None else _memory(principal, e, full)) for e in found]
+
+
+async def workspace_version(
+    conn: asyncpg.Connection, principal: Principal, version_id: UUID
+) -> VersionRow | None:
+    """The version a memory of the store names (its page's newest, or the page itself for a
+    page without versions), as a store version: `created` for the page's first, `modified`
+    otherwise, its content as the caller sees it; None for any other id."""
+    readable, person = principal.readable_objects, principal.person_id
+    found = await memory_stores.workspace_version(conn, version_id, readable, person)
+    page_id = found.page_id if found is not None else version_id
+    memory = await workspace_memory(conn, principal, page_id)
+    if memory is None or memory.version_id != version_id:
+        return None
+    if found is None:  # a page without versions: its memory_version_id is its own id
+        return _version(memory, "created", memory.content, memory.created_at)
+    content = None
+    if found.lines is not None:
+        content = page_content(found.lines, shown_souvenirs(found.lines, principal.workspace_id))
+    operation = "created" if found.number == 1 or found.operation == "created" else "modified"
+    return _version(
+        memory,
+        operation,
+        content,
+        found.created_at,
+        found.redacted_at,
+        (found.actor_kind, found.actor_id, found.session_id),
+    )
+
+
+def _version(
+    memory: MemoryRow,
+    operation: str,
+    content: str | None,
+    at: datetime,
+    redacted_at: datetime | None = None,
+    actor: tuple[str, UUID | None, UUID | None] = ("system", None, None),
+) -> VersionRow:
+    kind, actor_id, session = actor
+    return VersionRow(
+        id=memory.version_id,
+        store_id=WORKSPACE_STORE_ID,
+        memory_id=memory.id,
+        operation=operation,
+        path=None if content is None else memory.path,
+        content=content,
+        content_sha256=None if content is None else sha256(content),
+        content_size_bytes=None if content is None else len(content.encode()),
+        actor_kind=kind,
+        actor_id=actor_id,
+        actor_name="",
+        session_id=session,
+        created_at=at,
+        redacted_at=redacted_at,
+        redactor_kind=None,
+        redactor_id=None,
+        redactor_session_id=None,
     )
 
 

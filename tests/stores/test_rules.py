@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from uuid import uuid4
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from db.memory_stores import MemoryRow
 from resolvers.stores.rules import (
     MAX_CONTENT_BYTES,
     content_problems,
@@ -19,7 +15,7 @@ from resolvers.stores.rules import (
     path_problems,
     prefix_problems,
 )
-from resolvers.stores.workspace import entries, file_name
+from resolvers.stores.workspace import file_name
 
 
 @pytest.mark.parametrize(
@@ -96,19 +92,3 @@ def test_metadata_limits_are_each_listed():
 def test_a_page_name_is_always_one_valid_segment(name):
     segment = file_name(name)
     assert path_problems("/records/companies/" + segment) == []
-
-
-def test_the_workspace_listing_rolls_up_like_a_stored_one():
-    now = datetime.now(UTC)
-    rows = [
-        MemoryRow(uuid4(), uuid4(), p, "x", "0" * 64, 1, uuid4(), now, now)
-        for p in ("/preferences/formatting.md", "/notes/acme.md", "/notes/beta.md", "/top.md")
-    ]
-    keys = [e.key for e in entries(rows, "/", 1, "", 10, False)]
-    assert keys == ["/notes/", "/preferences/", "/top.md"]
-    found = entries(rows, "/notes/", 0, "", 10, True)
-    assert [e.key for e in found] == ["/notes/acme.md", "/notes/beta.md"]
-    assert [e.memory and e.memory.content for e in found] == ["x", "x"]
-    assert [e.key for e in entries(rows, "/", 0, "/notes/beta.md", 1, False)] == [
-        "/preferences/formatting.md"
-    ]
