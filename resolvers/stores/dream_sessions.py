@@ -11,7 +11,12 @@ cue words, "Remember: ..."), and every learning is decided by the pass's rules
 (``verdicts.decide``: the reader's flags, the routing, the durability, the caps), with two
 differences: the output store is written, never a memory page of the workspace (nor is any page
 sent to the reader: the dream's instructions are its mission), and the store's own rights hold
-(whoever asked for the dream writes it), not who may shape a shared page.
+(whoever asked for the dream writes it), not who may shape a shared page. What a private
+conversation says, written to a store that is not private, follows the pass's sharing rule as
+for a person who shares with the team: a record's memory takes a relation, a contexte or a
+décision (anything else about the record goes to the person's own profile, naming the record),
+and nothing the reader flags ``sensitive`` is written; to a private store (the person's own),
+everything goes where it is about.
 
 Where a learning goes, mirroring the workspace's memory store (``workspace.page_path``): a
 record's under ``/records/<object>/<label>.md``, a person's under ``/profiles/members/<name>.md``,
@@ -80,7 +85,7 @@ async def learn(
     except Exception as error:  # noqa: BLE001 - the dream fails, saying why
         usage = error.usage if isinstance(error, ReaderError) else Usage()
         return Learned(usage, failure=f"The reader could not read the sessions ({error})")
-    decisions = decide(batch, answer, _context(gathered))
+    decisions = decide(batch, answer, _context(gathered, output))
     read = f"session messages read {len(batch.items)}"
     async with conn.transaction():
         await begin_workspace(conn, dream.workspace_id)
@@ -114,16 +119,21 @@ def _batch(batch: Batch, dream: DreamRow) -> Batch:
     return batch.model_copy(update={"pages": (), "lines": (), "mission": dream.instructions or ""})
 
 
-def _context(gathered: Gathered) -> PassContext:
+def _context(gathered: Gathered, output: StoreRow) -> PassContext:
     """The pass's context for a store: no page of the workspace (every learning a new line of
-    the store), every source as the store's (its visibility is the store's), and every member
-    speaking may shape what it is about (the store's rights hold)."""
+    the store); what was said shared with whoever reads the store, but nothing sensitive of a
+    private conversation in a store that is not private; every member speaking may shape what
+    it is about (the store's rights hold)."""
     context = gathered.context
+    private = output.visibility != "private"
     agents = frozenset(about for kind, about in gathered.names if kind == "agent" and about)
     may = Permissions(records=context.carries_pages, agents=agents, workspace=True)
     return PassContext(
         workspace_id=context.workspace_id,
-        items={key: replace(item, private=False) for key, item in context.items.items()},
+        items={
+            key: replace(item, private=item.private and private)
+            for key, item in context.items.items()
+        },
         permissions=dict.fromkeys(context.permissions, may),
         pages={},
         carries_pages=context.carries_pages,

@@ -159,3 +159,41 @@ async def test_a_reader_failing_on_the_sessions_fails_the_dream(
     assert "the model answered no JSON" in failed.error.message
     assert failed.usage.input_tokens == 9
     assert set(await contents(client, store.id)) == {"/notes.md", "/prefs.md"}
+
+
+class SensitiveReading(RulesReader):
+    """The rules reader, flagging every learning sensitive (as a chat model may)."""
+
+    async def read(self, batch: Batch) -> ReaderAnswer:
+        answer = await super().read(batch)
+        learnings = tuple(
+            found.model_copy(
+                update={
+                    "candidates": tuple(
+                        c.model_copy(update={"sensitive": "health"}) for c in found.candidates
+                    )
+                }
+            )  # fmt: skip
+            for found in answer.learnings
+        )
+        return answer.model_copy(update={"learnings": learnings})
+
+
+async def test_nothing_sensitive_of_a_private_conversation_reaches_a_shared_store(
+    sdk, ws: Workspace, pool, api_pool, stand
+):
+    acme = await company(pool, ws, "Acme")
+    now = clock.now()
+    stand(now)
+    await said(pool, ws, "member", PAYS.format(label="Acme", id=acme, days=60), now)
+    client = sdk(ws.tokens["member"])
+    shared, _ = await store_with(client)
+    own = await client.beta.memory_stores.create(name="Mine", extra_body={"visibility": "private"})
+    c1 = await session(pool, ws, "c1")
+    for store in (shared, own):
+        in_place = {"type": "update_existing", "memory_store_id": store.id}
+        await client.beta.dreams.create(**dream_with(store.id, c1, output_behavior=in_place))
+    await run_dreams(api_pool, ws, PassSettings(reader=SensitiveReading()))
+    assert "/records/companies/Acme.md" not in await contents(client, shared.id)
+    mine = await contents(client, own.id)
+    assert parse(mine["/records/companies/Acme.md"]).text == "Acme pays in 60 days."
