@@ -17,8 +17,8 @@ from resolvers.common import clock
 from resolvers.common.ids import encode
 from resolvers.memory.dreamer.passes import PassSettings
 from resolvers.memory.dreamer.reader import Batch, ReaderAnswer, ReaderError, Usage
-from resolvers.memory.dreamer.spend import Prices
 from resolvers.memory.dreamer.rules import RulesReader
+from resolvers.memory.dreamer.spend import Prices
 from resolvers.memory.grammar import parse
 from tests.anthropic.test_dreams import contents, run_dreams, spent, store_with
 from tests.factories import Workspace, agent_id, company
