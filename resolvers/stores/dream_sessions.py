@@ -43,7 +43,16 @@ from db.pool import begin_workspace
 from resolvers.common import clock
 from resolvers.memory.dreamer.context import PageKey, PassContext, Permissions
 from resolvers.memory.dreamer.gather import Gathered, gather, gid
-from resolvers.memory.dreamer.reader import Batch, Reader, ReaderError, Usage
+from resolvers.memory.dreamer.passes import MAX_BATCH_CHARS, MAX_BATCH_ITEMS
+from resolvers.memory.dreamer.reader import (
+    Batch,
+    Item,
+    ItemLearnings,
+    Reader,
+    ReaderAnswer,
+    ReaderError,
+    Usage,
+)
 from resolvers.memory.dreamer.sources import ConversationSource, conversation_is_read
 from resolvers.memory.dreamer.verdicts import Decisions, decide
 from resolvers.memory.reading import line_text, sha256
@@ -80,11 +89,9 @@ async def learn(
     if gathered is None:
         return Learned(note="sessions: no message read")
     batch = _batch(gathered.batch, dream)
-    try:
-        answer = await reader.read(batch)
-    except Exception as error:  # noqa: BLE001 - the dream fails, saying why
-        usage = error.usage if isinstance(error, ReaderError) else Usage()
-        return Learned(usage, failure=f"The reader could not read the sessions ({error})")
+    answer = await _read(reader, batch)
+    if isinstance(answer, Learned):
+        return answer
     decisions = decide(batch, answer, _context(gathered, output))
     read = f"session messages read {len(batch.items)}"
     async with conn.transaction():
@@ -94,6 +101,44 @@ async def learn(
             return Learned(answer.usage, note=read, canceled=True)
         note = await _write(conn, dream, output, gathered, decisions)
     return Learned(answer.usage, note=f"{read}; {note}")
+
+
+async def _read(reader: Reader, batch: Batch) -> ReaderAnswer | Learned:
+    """The reader's learnings of every item, asked in parts as a pass's batches are cut (at
+    most MAX_BATCH_ITEMS items and about MAX_BATCH_CHARS characters each), their usage summed;
+    a part that fails fails the reading (what was spent counted)."""
+    learnings: list[ItemLearnings] = []
+    spent = Usage()
+    for part in reading_parts(batch.items):
+        try:
+            answer = await reader.read(batch.model_copy(update={"items": part}))
+        except Exception as error:  # noqa: BLE001 - the dream fails, saying why
+            more = error.usage if isinstance(error, ReaderError) else Usage()
+            usage = _sum(spent, more)
+            return Learned(usage, failure=f"The reader could not read the sessions ({error})")
+        learnings.extend(answer.learnings)
+        spent = _sum(spent, answer.usage)
+    return ReaderAnswer(learnings=tuple(learnings), usage=spent)
+
+
+def reading_parts(items: Sequence[Item]) -> list[tuple[Item, ...]]:
+    """The items cut as a pass cuts its batches (a longer item read alone)."""
+    parts: list[list[Item]] = []
+    length = 0
+    for item in items:
+        length += len(item.text)
+        if not parts or len(parts[-1]) >= MAX_BATCH_ITEMS or length > MAX_BATCH_CHARS:
+            parts.append([])
+            length = len(item.text)
+        parts[-1].append(item)
+    return [tuple(part) for part in parts]
+
+
+def _sum(one: Usage, other: Usage) -> Usage:
+    return Usage(
+        input_tokens=one.input_tokens + other.input_tokens,
+        output_tokens=one.output_tokens + other.output_tokens,
+    )
 
 
 async def _gathered(conn: asyncpg.Connection, dream: DreamRow) -> Gathered | None:

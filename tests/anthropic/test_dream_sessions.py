@@ -15,11 +15,12 @@ from db import agents as db_agents
 from db.pool import begin_workspace
 from resolvers.common import clock
 from resolvers.common.ids import encode
-from resolvers.memory.dreamer.passes import PassSettings
-from resolvers.memory.dreamer.reader import Batch, ReaderAnswer, ReaderError, Usage
+from resolvers.memory.dreamer.passes import MAX_BATCH_CHARS, MAX_BATCH_ITEMS, PassSettings
+from resolvers.memory.dreamer.reader import Batch, Item, ReaderAnswer, ReaderError, Usage, Voice
 from resolvers.memory.dreamer.rules import RulesReader
 from resolvers.memory.dreamer.spend import Prices
 from resolvers.memory.grammar import parse
+from resolvers.stores.dream_sessions import reading_parts
 from tests.anthropic.test_dreams import contents, run_dreams, spent, store_with
 from tests.factories import Workspace, agent_id, company
 from tests.memory.dreamer.dreaming import items_of, said
@@ -197,3 +198,15 @@ async def test_nothing_sensitive_of_a_private_conversation_reaches_a_shared_stor
     assert "/records/companies/Acme.md" not in await contents(client, shared.id)
     mine = await contents(client, own.id)
     assert parse(mine["/records/companies/Acme.md"]).text == "Acme pays in 60 days."
+
+
+def test_the_messages_are_read_in_parts_as_a_pass_cuts_its_batches():
+    def item(number: int, chars: int = 10) -> Item:
+        person = Voice(kind="person", id=None, name="someone")
+        return Item(id=str(number), kind="conversation", at=clock.now(), speaker=person,
+                    text="x" * chars)  # fmt: skip
+
+    many = [item(n) for n in range(MAX_BATCH_ITEMS + 1)]
+    assert [len(part) for part in reading_parts(many)] == [MAX_BATCH_ITEMS, 1]
+    long = [item(1), item(2, MAX_BATCH_CHARS), item(3)]
+    assert [[i.id for i in part] for part in reading_parts(long)] == [["1"], ["2"], ["3"]]
