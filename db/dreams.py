@@ -254,3 +254,15 @@ async def dreams_due(conn: asyncpg.Connection) -> list[DueDream]:
         await conn.execute("SELECT set_config('role', 'skillmem_app', true)")
         rows = await conn.fetch(Q["dreams_due"])
     return [DueDream(**dict(row)) for row in rows]
+
+
+async def session_messages(
+    conn: asyncpg.Connection, conversation_ids: Sequence[UUID], person: UUID | None, limit: int
+) -> list[asyncpg.Record]:
+    """The people's messages of a dream's conversations ``person`` may read, as waiting
+    items' rows (none through an agent whose memory is off, nor of a conversation whose agent
+    read another), oldest first."""
+    rows: list[asyncpg.Record] = await conn.fetch(
+        Q["session_messages"], list(conversation_ids), person, limit
+    )
+    return rows

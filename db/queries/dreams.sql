@@ -116,3 +116,23 @@ SELECT id FROM conversations
 -- name: dreams_due
 -- Every dream to run, across workspaces, oldest first.
 SELECT workspace_id, dream_id, created_at FROM dreams_due();
+
+-- name: session_messages
+-- What the people said in the conversations $1 (a dream's sessions) that the dream's person $2
+-- may read (their own, or the workspace's): each person's message (role user), oldest first,
+-- at most $3, shaped as the waiting items a Dreamer's pass gathers (dreamer_pass.sql
+-- waiting_items); none of a conversation whose agent read another conversation, nor of one
+-- whose agent has memory off now (item_memory_on, as a pass); a private conversation's are
+-- private to its person, and shared with whoever reads the store the dream writes.
+SELECT m.id, 'conversation' AS kind,
+       CASE WHEN c.scope = 'private' THEN c.person_id END AS private_to, true AS share_with_team,
+       m.said_at, m.text AS message_text, m.speaker_kind AS message_speaker_kind,
+       m.speaker_id AS message_speaker_id, m.attached_record_id, c.id AS conversation_id,
+       c.person_id AS conversation_person_id, c.agent_id AS conversation_agent_id
+  FROM conversation_messages m
+  JOIN conversations c ON c.workspace_id = m.workspace_id AND c.id = m.conversation_id
+ WHERE m.workspace_id = app_workspace_id() AND c.id = ANY ($1) AND m.role = 'user'
+   AND (c.scope = 'workspace' OR c.person_id = $2)
+   AND NOT c.agent_read_another AND item_memory_on(m.id, NULL, NULL)
+ ORDER BY m.said_at, m.id
+ LIMIT $3;

@@ -7,6 +7,9 @@ store, as a job of the worker (and of `skillmem dreamer run`), like a consolidat
    the payer's allowance this month: otherwise it fails, saying so), its input store read again
    (gone or archived: it fails), and for ``create_new`` a new store made with a copy of every
    memory; the dream is then ``running`` with its output store;
+1b. with sessions (our conversations): what the people said in them read by the reader and
+   written as memories of the output store (``dream_sessions``: gathered, read, written in
+   transactions of their own); a reader that fails there fails the dream, nothing written;
 2. in one transaction: the output store's memories read (at most ``MAX_MEMORIES``, in path
    order), each a page of lines (``dream_pages``); the dream's instructions are the mission
    the reader reads before every rule;
@@ -48,6 +51,7 @@ from resolvers.stores.dream_pages import (
     content_after,
     read_memory,
 )
+from resolvers.stores.dream_sessions import NOTHING_LEARNED, Learned, learn
 from resolvers.stores.dreams import UPDATE_EXISTING
 from resolvers.stores.rules import MAX_NAME_CHARS, content_problems
 from resolvers.stores.stores import STORE_OBJECT
@@ -126,6 +130,30 @@ async def _run(conn: asyncpg.Connection, due: DueDream, settings: PassSettings) 
     if started is None:
         return ""
     dream, output = started
+    learned = NOTHING_LEARNED
+    if dream.session_ids:
+        learned = await learn(conn, dream, output, settings.reader)
+    pages: dict[str, MemoryPage] = {}
+    if learned.failure:
+        asked = Asked(NOTHING_ASKED.answer, failure=learned.failure)
+    elif learned.canceled:
+        asked = NOTHING_ASKED
+    else:
+        pages, asked = await _consolidation(conn, due, dream, output, settings)
+    async with conn.transaction():
+        await begin_workspace(conn, due.workspace_id)
+        end = await _finish(conn, dream, output, pages, asked, settings, learned)
+    return _line(due, end)
+
+
+async def _consolidation(
+    conn: asyncpg.Connection,
+    due: DueDream,
+    dream: DreamRow,
+    output: StoreRow,
+    settings: PassSettings,
+) -> tuple[dict[str, MemoryPage], Asked]:
+    """Steps 2 and 3: the output store's memories read as pages, the reader asked."""
     async with conn.transaction():
         await begin_workspace(conn, due.workspace_id)
         memories = await dreams.store_memories(conn, output.id, MAX_MEMORIES)
@@ -138,11 +166,7 @@ async def _run(conn: asyncpg.Connection, due: DueDream, settings: PassSettings) 
     )
     consolidator = consolidator_of(settings.reader)
     assert consolidator is not None  # _start fails a dream whose reader cannot consolidate
-    asked = await _asked(consolidator, batch)
-    async with conn.transaction():
-        await begin_workspace(conn, due.workspace_id)
-        end = await _finish(conn, dream, output, pages, asked, settings)
-    return _line(due, end)
+    return pages, await _asked(consolidator, batch)
 
 
 async def _asked(consolidator: Consolidator, batch: ConsolidationBatch) -> Asked:
@@ -222,14 +246,15 @@ async def _finish(
     pages: dict[str, MemoryPage],
     asked: Asked,
     settings: PassSettings,
+    learned: Learned = NOTHING_LEARNED,
 ) -> DreamEnd:
     """Step 4: what the reader proposed applied (unless the dream was canceled or its reader
-    failed), the dream ended, its cost charged."""
-    usage = asked.answer.usage
-    cost = cost_usd(usage, settings.prices)
-    tokens = (usage.input_tokens, usage.output_tokens)
+    failed), the dream ended, its cost charged (the sessions' reading too)."""
+    usage, more = asked.answer.usage, learned.usage
+    cost = cost_usd(usage, settings.prices) + cost_usd(more, settings.prices)
+    tokens = (usage.input_tokens + more.input_tokens, usage.output_tokens + more.output_tokens)
     locked = await dreams.dream_for_update(conn, dream.id)
-    read = f"memories read {len(pages)}"
+    read = "; ".join(filter(None, (learned.note, f"memories read {len(pages)}")))
     if locked is None or locked.status != "running":
         end = DreamEnd("canceled", *tokens, cost_usd=cost, note=f"canceled while running; {read}")
         await dreams.spend_of_canceled(conn, dream.id, end)
