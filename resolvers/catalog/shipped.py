@@ -48,6 +48,8 @@ class ShippedSkill:
 def _read_folder(root: Path) -> ArchiveFolder:
     files = {}
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        if "__pycache__" in path.parts:  # left by running a script from the checkout
+            continue
         relative = path.relative_to(root).as_posix()
         mode = 0o755 if relative.startswith("scripts/") else 0o644
         files[relative] = ArchiveFile(relative, path.read_bytes(), mode)

@@ -127,7 +127,7 @@ def shipped_name_problems(created: list[str], adding: str | None = None) -> list
     """The names of skills to be created that a shipped skill holds: only ``adding``, the
     shipped skill being added from the catalogue, may be created under its name."""
     return [
-        Problem(reserved_name_problem(name).message, field=f"{name}/SKILL.md")
+        Problem(reserved_name_problem(name).message, field=f"{name}/name")
         for name in created
         if name in SHIPPED_SKILL_NAMES and name != adding
     ]
