@@ -14,6 +14,7 @@ import strictyaml
 
 from resolvers.common.errors import Problem
 from resolvers.skills.fields import (
+    BUILT_IN_NAMES,
     DISABLE_MODEL_INVOCATION,
     EXTRA_FIELDS,
     RESERVED_NAMES,
@@ -53,10 +54,10 @@ class SkillDraft:
     extra_frontmatter: dict[str, Any] = field(default_factory=dict)
 
 
-def draft_problems(draft: SkillDraft) -> list[Problem]:
+def draft_problems(draft: SkillDraft, reserved: frozenset[str] = RESERVED_NAMES) -> list[Problem]:
     """Every problem of a draft built from API input (name, description, body, extras)."""
     return [
-        *name_problems(draft.name),
+        *name_problems(draft.name, reserved),
         *description_problems(draft.description),
         *body_problems(draft.body),
         *extra_frontmatter_problems(draft.extra_frontmatter),
@@ -315,9 +316,10 @@ def render_skill_md(draft: SkillDraft) -> str:
     EXTRA_FIELDS order, ``disable-model-invocation`` written into ``metadata``), a blank line,
     the body. ``parse_skill_md(render_skill_md(d), folder_name=d.name) == (d, [])``.
 
-    Raises ValueError for a draft with problems: an export never writes an invalid folder.
+    Raises ValueError for a draft with problems: an export never writes an invalid folder. A
+    shipped skill added to the workspace is written under its reserved name.
     """
-    problems = draft_problems(draft)
+    problems = draft_problems(draft, BUILT_IN_NAMES)
     if problems:
         raise ValueError(
             "cannot render an invalid skill: " + "; ".join(p.message for p in problems)
