@@ -15,8 +15,8 @@ from schema.skills.types import Skill
 class CatalogMutation:
     @strawberry.mutation(
         description=(
-            "Add a skill the product ships to the workspace, visible to it (the right to "
-            "create skills needed); refused when a skill already has its name."
+            "Add a skill the product ships to the workspace, visible to it (the right to create "
+            "and update skills needed); refused when a skill already has its name."
         )
     )
     async def add_shipped_skill(self, info: Info[Context, None], name: str) -> Skill:
