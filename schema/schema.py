@@ -10,6 +10,8 @@ from schema.agents.queries import AgentsQuery
 from schema.cards.conversations import ConversationsMutation, ConversationsQuery
 from schema.cards.mutations import CardsMutation
 from schema.cards.queries import CardsQuery
+from schema.catalog.mutations import CatalogMutation
+from schema.catalog.queries import CatalogQuery
 from schema.direct import use_direct_resolvers
 from schema.dreamer.mutations import DreamerMutation
 from schema.dreamer.queries import DreamerQuery
@@ -37,6 +39,7 @@ class Query(
     ConversationsQuery,
     SearchQuery,
     AgentsQuery,
+    CatalogQuery,
 ):
     pass
 
@@ -52,6 +55,7 @@ class Mutation(
     CardsMutation,
     ConversationsMutation,
     AgentsMutation,
+    CatalogMutation,
 ):
     pass
 

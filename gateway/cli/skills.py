@@ -15,7 +15,7 @@ from resolvers.skills.archive.limits import MAX_ARCHIVE_BYTES
 from resolvers.skills.archive.members import ArchiveFile, ArchiveFolder
 from resolvers.skills.archive.read import read_archive
 from resolvers.skills.archive.write import write_zip
-from resolvers.skills.fields import name_problems
+from resolvers.skills.fields import BUILT_IN_NAMES, name_problems
 from resolvers.skills.memory_file import AGENT_MEMORY_FILE, CatalogLine, render_agent_memory
 
 SKILL_FILES = ("SKILL.md", "skill.md")
@@ -51,7 +51,8 @@ def unsafe_folders(root: Path, folders: list[ArchiveFolder]) -> list[str]:
     refused = []
     for folder in folders:
         target = root / folder.name
-        if name_problems(folder.name):
+        # A shipped skill added to the workspace is pulled like any other.
+        if name_problems(folder.name, BUILT_IN_NAMES):
             refused.append(f"{folder.name!r} is not a skill name")
         elif not any(name in folder.files for name in SKILL_FILES):
             refused.append(f"{folder.name} holds no SKILL.md")
@@ -103,7 +104,7 @@ def write_agent_memory(root: Path, lines: list[CatalogLine]) -> None:
     present = [
         line
         for line in lines
-        if not name_problems(line.name)
+        if not name_problems(line.name, BUILT_IN_NAMES)
         and any((root / line.name / n).is_file() for n in SKILL_FILES)
     ]
     (root / AGENT_MEMORY_FILE).write_text(render_agent_memory(present), encoding="utf-8")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from pathlib import Path
 
 from resolvers.common.errors import Problem
 from resolvers.skills.paths import BAD_PATH_CHAR, SURROGATE
@@ -18,11 +19,16 @@ MAX_METADATA_KEYS = 100
 NAME_TAKEN = "a skill already has this name"
 
 
-# The skills the product ships; their names are reserved.
-SHIPPED_SKILL_NAMES: frozenset[str] = frozenset()
-RESERVED_NAMES: frozenset[str] = (
-    frozenset({"ui", "skill-creator", "agent-browser", "agent-desktop"}) | SHIPPED_SKILL_NAMES
+# The folders of the skills the product ships (package data: resolvers/catalog/skills/<name>/).
+SHIPPED_SKILLS_DIR = Path(__file__).resolve().parent.parent / "catalog" / "skills"
+# The skills the product ships, one per folder holding a SKILL.md; their names are reserved.
+SHIPPED_SKILL_NAMES: frozenset[str] = frozenset(
+    folder.name for folder in SHIPPED_SKILLS_DIR.iterdir() if (folder / "SKILL.md").is_file()
 )
+BUILT_IN_NAMES: frozenset[str] = frozenset(
+    {"ui", "skill-creator", "agent-browser", "agent-desktop"}
+)
+RESERVED_NAMES: frozenset[str] = BUILT_IN_NAMES | SHIPPED_SKILL_NAMES
 
 SKILL_TEMPLATE = (
     "## Overview\n\n## When to use\n\n## Instructions\n\n## Examples\n\n## What to avoid\n"
@@ -79,8 +85,9 @@ def type_name(value: object) -> str:
     return type(value).__name__
 
 
-def name_problems(name: object) -> list[Problem]:
-    """1-64 characters of a-z, 0-9 and '-', no leading/trailing/double hyphen, not reserved."""
+def name_problems(name: object, reserved: frozenset[str] = RESERVED_NAMES) -> list[Problem]:
+    """1-64 characters of a-z, 0-9 and '-', no leading/trailing/double hyphen, not one of
+    ``reserved`` (by default every reserved name)."""
     if not isinstance(name, str):
         return [Problem(f"The name must be text, not {type_name(name)}.", "name")]
     if not name:
@@ -106,9 +113,24 @@ def name_problems(name: object) -> list[Problem]:
         problems.append(Problem("The name cannot start or end with a hyphen.", "name"))
     if "--" in name:
         problems.append(Problem("The name cannot hold two hyphens in a row.", "name"))
-    if name.lower() in RESERVED_NAMES:
-        problems.append(Problem(f"The name '{name.lower()}' is reserved.", "name"))
+    if name.lower() in reserved:
+        problems.append(reserved_name_problem(name.lower()))
     return problems
+
+
+def reserved_name_problem(name: str) -> Problem:
+    """Why a reserved name is refused."""
+    return Problem(f"The name '{name}' is reserved.", "name")
+
+
+def shipped_name_problems(created: list[str], adding: str | None = None) -> list[Problem]:
+    """The names of skills to be created that a shipped skill holds: only ``adding``, the
+    shipped skill being added from the catalogue, may be created under its name."""
+    return [
+        Problem(reserved_name_problem(name).message, field=f"{name}/name")
+        for name in created
+        if name in SHIPPED_SKILL_NAMES and name != adding
+    ]
 
 
 def description_problems(description: object) -> list[Problem]:

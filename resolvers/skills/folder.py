@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from resolvers.common.errors import Problem
 from resolvers.skills.drive import file_path_problems
-from resolvers.skills.fields import show
+from resolvers.skills.fields import RESERVED_NAMES, show
 from resolvers.skills.skill_md import (
     SKILL_MD,
     SKILL_MD_LOWER,
@@ -44,13 +44,14 @@ def _decode_skill_md(data: bytes) -> tuple[str | None, list[Problem]]:
 
 
 def check_folder(
-    folder_name: str, files: dict[str, bytes]
+    folder_name: str, files: dict[str, bytes], *, reserved: frozenset[str] = RESERVED_NAMES
 ) -> tuple[SkillDraft | None, dict[str, bytes], list[Problem]]:
     """A whole skill folder, as read from an archive or a disk.
 
     ``files`` maps paths relative to the folder to their content, SKILL.md included (or
     skill.md: SKILL.md is preferred, as skills-ref does). Returns the draft (None when there is
-    any problem), the drive (every other file, at its path as given) and every problem.
+    any problem), the drive (every other file, at its path as given) and every problem. The
+    name may not be one of ``reserved`` (by default every reserved name).
     """
     problems: list[Problem] = []
     body_name = next((n for n in (SKILL_MD, SKILL_MD_LOWER) if n in files), None)
@@ -64,7 +65,7 @@ def check_folder(
         text, found = _decode_skill_md(files[body_name])
         problems.extend(found)
         if text is not None:
-            draft, found = parse_skill_md(text, folder_name=folder_name)
+            draft, found = parse_skill_md(text, folder_name=folder_name, reserved=reserved)
             problems.extend(found)
     problems.extend(file_path_problems(list(drive)))
     if problems:

@@ -14,8 +14,10 @@ import strictyaml
 
 from resolvers.common.errors import Problem
 from resolvers.skills.fields import (
+    BUILT_IN_NAMES,
     DISABLE_MODEL_INVOCATION,
     EXTRA_FIELDS,
+    RESERVED_NAMES,
     SKILL_MD_BAD_CHAR,
     SKILLS_REF_FIELDS,
     body_problems,
@@ -52,10 +54,10 @@ class SkillDraft:
     extra_frontmatter: dict[str, Any] = field(default_factory=dict)
 
 
-def draft_problems(draft: SkillDraft) -> list[Problem]:
+def draft_problems(draft: SkillDraft, reserved: frozenset[str] = RESERVED_NAMES) -> list[Problem]:
     """Every problem of a draft built from API input (name, description, body, extras)."""
     return [
-        *name_problems(draft.name),
+        *name_problems(draft.name, reserved),
         *description_problems(draft.description),
         *body_problems(draft.body),
         *extra_frontmatter_problems(draft.extra_frontmatter),
@@ -89,12 +91,13 @@ def _strip_after_closing(rest: str) -> str:
 
 
 def parse_skill_md(
-    text: str, *, folder_name: str | None
+    text: str, *, folder_name: str | None, reserved: frozenset[str] = RESERVED_NAMES
 ) -> tuple[SkillDraft | None, list[Problem]]:
     """Read SKILL.md as skills-ref does, then apply the product's rules.
 
     Returns the draft (None when there is any problem) and every problem. ``folder_name``, when
-    given, must match the name after NFKC normalisation (as skills-ref compares them).
+    given, must match the name after NFKC normalisation (as skills-ref compares them); the name
+    may not be one of ``reserved``.
     """
     text = normalize_newlines(text)
     bad = list(SKILL_MD_BAD_CHAR.finditer(text))
@@ -104,7 +107,7 @@ def parse_skill_md(
     if data is None:
         return None, problems
     problems.extend(_unknown_field_problems(data))
-    name, found = _name(data, folder_name)
+    name, found = _name(data, folder_name, reserved)
     problems.extend(found)
     description: object = data.get("description")
     if "description" not in data:
@@ -185,14 +188,16 @@ def _unknown_field_problems(data: dict[str, Any]) -> list[Problem]:
     return problems
 
 
-def _name(data: dict[str, Any], folder_name: str | None) -> tuple[object, list[Problem]]:
+def _name(
+    data: dict[str, Any], folder_name: str | None, reserved: frozenset[str]
+) -> tuple[object, list[Problem]]:
     """The name (stripped, as skills-ref strips it) and its problems, the folder's included."""
     if "name" not in data:
         return None, [Problem("The frontmatter has no name.", "name")]
     name = data["name"]
     if isinstance(name, str):
         name = name.strip()
-    problems = name_problems(name)
+    problems = name_problems(name, reserved)
     if isinstance(name, str) and name and folder_name is not None:
         if unicodedata.normalize("NFKC", folder_name) != unicodedata.normalize("NFKC", name):
             problems.append(
@@ -311,9 +316,10 @@ def render_skill_md(draft: SkillDraft) -> str:
     EXTRA_FIELDS order, ``disable-model-invocation`` written into ``metadata``), a blank line,
     the body. ``parse_skill_md(render_skill_md(d), folder_name=d.name) == (d, [])``.
 
-    Raises ValueError for a draft with problems: an export never writes an invalid folder.
+    Raises ValueError for a draft with problems: an export never writes an invalid folder. A
+    shipped skill added to the workspace is written under its reserved name.
     """
-    problems = draft_problems(draft)
+    problems = draft_problems(draft, BUILT_IN_NAMES)
     if problems:
         raise ValueError(
             "cannot render an invalid skill: " + "; ".join(p.message for p in problems)

@@ -19,7 +19,13 @@ from resolvers.common.errors import DomainError, Problem, invalid
 from resolvers.common.principals import Principal
 from resolvers.skills.archive.members import ArchiveFile, ArchiveFolder
 from resolvers.skills.drive import readable_path
-from resolvers.skills.fields import NAME_TAKEN, PARENT_KEY, content_problems
+from resolvers.skills.fields import (
+    BUILT_IN_NAMES,
+    NAME_TAKEN,
+    PARENT_KEY,
+    content_problems,
+    shipped_name_problems,
+)
 from resolvers.skills.folder import check_folder
 from resolvers.skills.guard import locked_skill, require_skill_right
 from resolvers.skills.lessons import Lesson
@@ -63,7 +69,8 @@ def _plan(folder: ArchiveFolder) -> tuple[_Planned | None, list[Problem]]:
         if memory is not None
         else ([], [])
     )
-    draft, drive, found = check_folder(folder.name, files)
+    # The shipped skills' names are checked once the skills already there are known.
+    draft, drive, found = check_folder(folder.name, files, reserved=BUILT_IN_NAMES)
     problems += [
         Problem(p.message, field=f"{folder.name}/{p.field}" if p.field else folder.name)
         for p in found
@@ -127,10 +134,13 @@ async def import_folders(
     visibility: str = "workspace",
     new_only: bool = False,
     found_before: Sequence[Problem] = (),
+    shipped: str | None = None,
 ) -> list[ImportResult]:
     """Create or update one skill per folder, or nothing: every problem of every folder is
     reported at once, with those the caller found before (``found_before``). A taken name
-    updates that skill only when the caller may update it, and never when ``new_only``."""
+    updates that skill only when the caller may update it, and never when ``new_only``. The
+    name of a skill the product ships creates no skill but ``shipped``, the one being added
+    from the catalogue (which keeps that source); it updates one already added."""
     await require_import_right(conn, principal)
     problems = [*found_before, *_request_problems(principal, folders, visibility)]
     planned, found = await _plan_all(folders)
@@ -138,12 +148,14 @@ async def import_folders(
     existing = await _existing(conn, principal, planned)
     problems += await _update_right_problems(conn, principal, planned, existing)
     problems += _name_problems(planned, existing, new_only)
+    problems += shipped_name_problems([p.name for p in planned if p.name not in existing], shipped)
     ordered, cycles = _parents_first(planned)
     problems += cycles
     if problems:
         raise invalid(problems, "The import was refused: nothing was written.")
     try:
-        return await _write_all(conn, principal, ordered, existing, visibility)
+        source = {"kind": "shipped", "name": shipped} if shipped else None
+        return await _write_all(conn, principal, ordered, existing, visibility, source)
     except asyncpg.UniqueViolationError:
         # Another request took a name between the check and the insert.
         raise invalid(
@@ -229,6 +241,7 @@ async def _write_all(
     ordered: list[_Planned],
     existing: dict[str, NameRow],
     visibility: str,
+    source: dict[str, Any] | None,
 ) -> list[ImportResult]:
     results: list[ImportResult] = []
     # A savepoint: a name taken meanwhile rolls back the whole import, then is reported.
@@ -238,15 +251,19 @@ async def _write_all(
             if item.name in existing:
                 results.append(await _update(conn, principal, item))
             else:
-                results.append(await _create(conn, principal, item, visibility))
+                results.append(await _create(conn, principal, item, visibility, source))
     return results
 
 
 async def _create(
-    conn: asyncpg.Connection, principal: Principal, item: _Planned, visibility: str
+    conn: asyncpg.Connection,
+    principal: Principal,
+    item: _Planned,
+    visibility: str,
+    source: dict[str, Any] | None,
 ) -> ImportResult:
     parent = await skill(conn, principal, item.parent) if item.parent else None
-    skill_id = await insert_skill(conn, principal, item.name, visibility, parent, source=None)
+    skill_id = await insert_skill(conn, principal, item.name, visibility, parent, source=source)
     await skills.insert_blobs(conn, {f.sha256: f.content for f in item.files})
     first = NewVersion(
         skill_id, 1, item.description, item.body, item.extra, files=item.files, blobs_stored=True

@@ -1,0 +1,1 @@
+"""The catalogue (DESIGN §4): the skills the product ships, and where skills are found."""
