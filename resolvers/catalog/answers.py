@@ -7,16 +7,30 @@ from __future__ import annotations
 import json
 from typing import Annotated, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+)
 
 from resolvers.catalog.errors import CatalogError, refused
+from resolvers.catalog.refs import OWNER, REPO
 from resolvers.common.errors import Problem
 
-# owner/repo, as refs.OWNER and refs.REPO spell them.
-SOURCE_PATTERN = r"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}/[A-Za-z0-9._-]{1,100}$"
 SCHEMA_0_2 = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
 Text = Annotated[str, StringConstraints(max_length=1024)]
 Name = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+
+
+def _repository(value: str) -> str:
+    """``owner/repo``, as ``refs`` spells them."""
+    owner, _, repo = value.partition("/")
+    if not (OWNER.fullmatch(owner) and REPO.fullmatch(repo)) or repo in (".", ".."):
+        raise ValueError("is not owner/repo")
+    return value
 
 
 class _Answer(BaseModel):
@@ -30,7 +44,7 @@ class DirectorySkill(_Answer):
     skillId: Name  # noqa: N815 (the directory's spelling)
     name: Name
     installs: int = Field(ge=0)
-    source: Annotated[str, StringConstraints(pattern=SOURCE_PATTERN)]
+    source: Annotated[str, AfterValidator(_repository)]
 
 
 class DirectoryAnswer(_Answer):
