@@ -23,7 +23,7 @@ def catalog_settings(server: HTTPServer, **changes: object) -> CatalogSettings:
         "backoff": 0.01,
     }
     values.update(changes)
-    return CatalogSettings(**values)  # type: ignore[arg-type]
+    return CatalogSettings(**values)
 
 
 def skill_md(name: str, description: str = "Reads PDF files and fills their forms.") -> bytes:
