@@ -108,6 +108,31 @@ async def test_a_slow_directory_times_out_clearly(httpserver: HTTPServer):
     )
 
 
+async def test_a_trickling_directory_is_cut_at_the_deadline_of_the_whole_attempt(
+    httpserver: HTTPServer,
+):
+    release = threading.Event()
+
+    def trickle() -> Iterator[bytes]:
+        for _ in range(30):  # a byte at a time: no read ever waits long
+            if release.wait(0.1):
+                break
+            yield b" "
+        yield b'{"query": "pdf", "searchType": "fuzzy", "skills": []}'
+
+    httpserver.expect_request("/api/search").respond_with_response(
+        Response(trickle(), content_type="application/json")
+    )
+    settings = catalog_settings(httpserver, timeout=0.5, max_retries=0)
+    with pytest.raises(CatalogError) as caught:
+        await search_directory(settings, "pdf")
+    release.set()
+    assert (caught.value.reason, caught.value.message) == (
+        "unavailable",
+        "the community directory is unavailable: no answer within 0.5 s",
+    )
+
+
 async def test_a_5xx_is_retried_with_backoff_until_it_answers(httpserver: HTTPServer):
     statuses = iter([503, 500])
     asked: list[str] = []
@@ -164,7 +189,33 @@ async def test_an_endless_body_is_cut_at_the_cap(httpserver: HTTPServer):
     settings = catalog_settings(httpserver, max_json_bytes=64 * 1024, timeout=5.0)
     with pytest.raises(CatalogError) as caught:
         await search_directory(settings, "pdf")
-    assert caught.value.reason == "refused"
+    assert (caught.value.reason, caught.value.message) == (
+        "refused",
+        "the community directory is more than the limit of 65536 bytes",
+    )
+
+
+async def test_a_declared_length_over_the_cap_is_refused_before_the_body_is_read(
+    httpserver: HTTPServer,
+):
+    release = threading.Event()
+
+    def stalled() -> Iterator[bytes]:
+        yield b"{"
+        release.wait(10)  # read past this first byte, the client would wait for its timeout
+        yield b"}" * 9999
+
+    httpserver.expect_request("/api/search").respond_with_response(
+        Response(stalled(), headers={"Content-Length": "10000"}, content_type="application/json")
+    )
+    settings = catalog_settings(httpserver, max_json_bytes=4096, timeout=0.5, max_retries=0)
+    with pytest.raises(CatalogError) as caught:
+        await search_directory(settings, "pdf")
+    release.set()
+    assert (caught.value.reason, caught.value.message) == (
+        "refused",
+        "the community directory is more than the limit of 4096 bytes",
+    )
 
 
 async def test_a_bad_text_or_limit_is_refused_before_anything_leaves(httpserver: HTTPServer):
