@@ -159,3 +159,17 @@ def test_a_reference_is_parsed_or_refused_with_every_problem():
         "the folder inside the repository is not a plain path",
         "'a..b' is not a branch, tag or commit",
     ]
+
+
+async def test_the_archive_redirect_is_followed_and_the_token_sent(httpserver: HTTPServer):
+    settings = catalog_settings(httpserver, source_token="t0ken")
+    bearer = {"Authorization": "Bearer t0ken"}
+    httpserver.expect_request(f"{COMMITS}/v2", headers=bearer).respond_with_json({"sha": SHA})
+    httpserver.expect_request(TARBALL, headers=bearer).respond_with_data(
+        "", status=302, headers={"Location": "/codeload/acme/skills/legacy.tar.gz"}
+    )
+    httpserver.expect_request("/codeload/acme/skills/legacy.tar.gz").respond_with_data(
+        repository(REPOSITORY)
+    )
+    skill = await fetch_source(settings, parse_source("acme/skills/skills/pdf@v2"))
+    assert skill.folder.draft.name == "pdf"
