@@ -10,6 +10,8 @@ from typing import Annotated, Any, Literal, Self
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from resolvers.catalog import settings as catalog_defaults
+from resolvers.catalog.settings import CatalogSettings
 from resolvers.memory.dreamer.batching import FULL_BATCH, GROUP_WAIT, QUICK_WAIT
 from resolvers.memory.dreamer.chat_settings import (
     DEFAULT_MAX_RETRIES,
@@ -17,6 +19,7 @@ from resolvers.memory.dreamer.chat_settings import (
     ReasoningEffort,
 )
 from resolvers.memory.dreamer.rules import RULES_READER
+from resolvers.skills.archive.limits import MAX_ARCHIVE_BYTES
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 # How long a client may take to send a body before its request is answered 408 (plus time for a
@@ -167,6 +170,47 @@ class Settings(BaseSettings):
         "of it) is run again by another worker.",
     )
 
+    # --- the catalogue's outside sources (issue 15, item 2; resolvers/catalog/) ---------------
+    catalog_directory_base_url: str = Field(
+        default=catalog_defaults.DEFAULT_DIRECTORY_BASE_URL,
+        pattern=r"^https?://",
+        description="The community directory (skills.sh-style: GET /api/search?q=&limit=).",
+    )
+    catalog_source_base_url: str = Field(
+        default=catalog_defaults.DEFAULT_SOURCE_BASE_URL,
+        pattern=r"^https?://",
+        description="The repositories' GitHub-style API (GET /repos/{owner}/{repo}/commits/{ref} "
+        "and /tarball/{sha}).",
+    )
+    catalog_source_token: SecretStr | None = Field(
+        default=None, description="A bearer token for the repositories' API (higher limits)."
+    )
+    catalog_timeout: float = Field(
+        default=catalog_defaults.DEFAULT_TIMEOUT_SECONDS,
+        gt=0,
+        description="Seconds one attempt at the directory or a source may take, body included.",
+    )
+    catalog_max_retries: int = Field(
+        default=catalog_defaults.DEFAULT_MAX_RETRIES,
+        ge=0,
+        description="Times a lost connection, a timeout, a 429 or a 5xx is retried (GETs only).",
+    )
+    catalog_backoff: float = Field(
+        default=catalog_defaults.DEFAULT_BACKOFF_SECONDS,
+        ge=0,
+        description="Seconds before the first retry, doubled for each next one (at most 8).",
+    )
+    catalog_max_json_bytes: int = Field(
+        default=catalog_defaults.DEFAULT_MAX_JSON_BYTES,
+        gt=0,
+        description="The largest answer read from the directory, a source's API or an index.",
+    )
+    catalog_max_archive_bytes: int = Field(
+        default=MAX_ARCHIVE_BYTES,
+        gt=0,
+        description="The largest archive read from a source (an upload's limit by default).",
+    )
+
     # --- CORS (issue 13, item 3): which browser apps on other origins may call the API --------
     cors_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
@@ -210,6 +254,20 @@ class Settings(BaseSettings):
                 "origin): name each allowed origin, or turn credentials off."
             )
         return self
+
+    def catalog(self) -> CatalogSettings:
+        """How the catalogue reaches its outside sources."""
+        token = self.catalog_source_token
+        return CatalogSettings(
+            directory_base_url=self.catalog_directory_base_url,
+            source_base_url=self.catalog_source_base_url,
+            source_token=token.get_secret_value() if token is not None else "",
+            timeout=self.catalog_timeout,
+            max_retries=self.catalog_max_retries,
+            backoff=self.catalog_backoff,
+            max_json_bytes=self.catalog_max_json_bytes,
+            max_archive_bytes=self.catalog_max_archive_bytes,
+        )
 
     def with_local_origins(self) -> Settings:
         """These settings, letting in local development's browser apps unless CORS origins

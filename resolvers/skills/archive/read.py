@@ -21,23 +21,38 @@ from resolvers.skills.archive.problems import (
     refused,
     total_problem,
 )
+from resolvers.skills.archive.subtree import Subtree, select
 from resolvers.skills.archive.tar import gzip_members, tar_members
 from resolvers.skills.archive.zip import zip_members
 
 
 def read_archive(
-    data: bytes, *, filename: str | None = None, content_type: str | None = None
+    data: bytes,
+    *,
+    filename: str | None = None,
+    content_type: str | None = None,
+    subtree: Subtree | None = None,
 ) -> list[ArchiveFolder]:
     """The skill folders of a zip, tar or tar.gz archive, or DomainError listing every problem.
 
     The format is told by the archive's first bytes; ``filename`` and ``content_type`` are only
-    hints for archives without a signature (an old tar, a zip with bytes before it).
+    hints for archives without a signature (an old tar, a zip with bytes before it). With
+    ``subtree``, the one folder it names (a hostile name anywhere in the archive still refuses
+    it; links and the like only inside that folder).
     """
     _check_size(data)
     # Problems of the archive as a whole (corrupt, over a limit) come after its members'.
     whole: list[Problem] = []
     members, stop = _members(data, _detect(data, filename, content_type), whole)
-    problems = [*_name_problems(members), *layout_problems(members), *whole]
+    problems: list[Problem] = []
+    if subtree is not None:
+        problems.extend(_name_problems(members, blocked=False))
+        members, found = select(members, subtree)
+        problems.extend(found)
+        problems.extend(p for m in members for p in _blocked_problems(m))
+    else:
+        problems.extend(_name_problems(members))
+    problems.extend([*layout_problems(members), *whole])
     files = [m for m in members if m.kind == "file"]
     declared = sum(m.declared for m in files if not m.blocked)
     if not stop and declared > limits.MAX_TOTAL_BYTES:
@@ -83,15 +98,21 @@ def _members(data: bytes, kind: str, whole: list[Problem]) -> tuple[list[Member]
     return rooted, stop
 
 
-def _name_problems(members: list[Member]) -> list[Problem]:
-    """Each member's refused name and what blocks reading it, in archive order."""
+def _name_problems(members: list[Member], *, blocked: bool = True) -> list[Problem]:
+    """Each member's refused name and (with ``blocked``) what blocks reading it, in order."""
     problems: list[Problem] = []
     for member in members:
         reason = path_problem(member.path)
         if reason is not None:
             problems.append(member_problem(member.name, reason))
-        problems.extend(member_problem(member.name, reason) for reason in member.blocked)
+        if blocked:
+            problems.extend(_blocked_problems(member))
     return problems
+
+
+def _blocked_problems(member: Member) -> list[Problem]:
+    """What blocks reading a member (a link, a device, an encrypted entry ...)."""
+    return [member_problem(member.name, reason) for reason in member.blocked]
 
 
 def _ratio_problems(data: bytes, contents: dict[int, bytes]) -> list[Problem]:
