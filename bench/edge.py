@@ -90,9 +90,11 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
         }
         for client in clients.values():
             await slice_cpu(client, token, args.warmup)
+        order = list(clients.items())
         for _ in range(args.slices):
-            for name, client in clients.items():
+            for name, client in order:
                 found[name].append(await slice_cpu(client, token, args.requests))
+            order.reverse()  # neither side always goes first
         for client in clients.values():
             await client.aclose()
     finally:
