@@ -39,12 +39,20 @@ class CatalogSearchAnswer(Answer):
     sent: list[str] = Field(description="Every text sent to the community directory.")
 
 
-def community_flag(request: Request) -> bool:
-    """The ``community`` parameter (absent: false), or SCHEMA_VALIDATION_FAILED."""
-    text = request.query_params.get("community", "false").lower()
-    if text not in FLAGS:
-        raise invalid([Problem("is true or false", "community")])
-    return FLAGS[text]
+def parameters(request: Request) -> tuple[str, bool]:
+    """``q`` and ``community`` (absent: false), or SCHEMA_VALIDATION_FAILED with every problem."""
+    found: list[Problem] = []
+    text = request.query_params.get("q", "")
+    try:
+        search.check_text(text, "q")
+    except DomainError as error:
+        found.extend(error.problems)
+    flag = request.query_params.get("community", "false").lower()
+    if flag not in FLAGS:
+        found.append(Problem("is true or false", "community"))
+    if found:
+        raise invalid(found)
+    return text, FLAGS[flag]
 
 
 def search_route(settings: Settings) -> Callable[[Request], Awaitable[Response]]:
@@ -53,8 +61,7 @@ def search_route(settings: Settings) -> Callable[[Request], Awaitable[Response]]
 
     async def get_catalog_search(request: Request) -> Response:
         try:
-            text = search.check_text(request.query_params.get("q", ""), "q")
-            community = community_flag(request)
+            text, community = parameters(request)
             found = await search.catalog_search(
                 catalog, request.scope["principal"], text, community
             )
