@@ -145,7 +145,7 @@ async def test_a_skill_named_exactly_comes_first_then_the_most_installed(catalog
         httpserver,
         {
             "xlsx sheets": [skill("sheet-magic", 9000), skill("xlsx", 10)],
-            "xlsx": [skill("xlsx", 10), skill("xlsx-pro", 500), skill("xlsx", 3, "other/repo")],
+            "xlsx": [skill("xlsx", 11), skill("xlsx-pro", 500), skill("xlsx", 3, "other/repo")],
             "sheets": [skill("sheet-magic", 9000), skill("tiny", 1)],
         },
     )
@@ -197,7 +197,8 @@ async def test_a_slow_directory_times_out_and_our_results_stay(catalog, ws, http
 
     def slow(request: Request) -> Response:
         release.wait(10)
-        return Response("{}", content_type="application/json")
+        body = {"query": "x", "searchType": "fuzzy", "skills": [skill("late", 1)]}
+        return Response(orjson.dumps(body), content_type="application/json")
 
     httpserver.expect_request("/api/search").respond_with_handler(slow)
     try:
