@@ -101,12 +101,13 @@ def directory_texts(text: str) -> list[str]:
 
 
 def own_hits(text: str, skills: Sequence[ShippedSkill], names: set[str]) -> list[CatalogHit]:
-    """The product's skills whose name or description holds the text, case-insensitively."""
-    needle = " ".join(text.split()).casefold()
+    """The product's skills whose name or description holds every word of the text,
+    case-insensitively (a word being typed matches as a prefix does)."""
+    words = text.casefold().split()
     return [
         CatalogHit(PRODUCT, s.name, s.description, None, s.name, None, s.name in names)
         for s in skills
-        if needle in s.name.casefold() or needle in s.description.casefold()
+        if all(w in f"{s.name} {s.description}".casefold() for w in words)
     ]
 
 

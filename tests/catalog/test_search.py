@@ -116,6 +116,8 @@ async def test_own_skills_are_found_by_name_and_description_without_the_director
     )
     by_description = await found(catalog, ws.tokens["viewer"], "Record Card")
     assert names(by_description) == ["skillmem-read-record-card"]
+    as_typed = await found(catalog, ws.tokens["viewer"], "memory propo")
+    assert names(as_typed) == ["skillmem-propose-memory"]
     nothing = await found(catalog, ws.tokens["viewer"], "quantum xylophone")
     assert (nothing["results"], nothing["status"], nothing["sent"]) == ([], "NO_MATCH", [])
     assert httpserver.log == []  # the text stayed on the server
