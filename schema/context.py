@@ -18,6 +18,7 @@ class Context:
     conn: asyncpg.Connection
     request_id: str
     catalog: CatalogSettings = field(default_factory=CatalogSettings)  # the outside's URLs
+    directory_asked: bool = False  # the community directory is asked once per request
     loaders: Loaders = field(init=False)
 
     def __post_init__(self) -> None:

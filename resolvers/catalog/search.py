@@ -43,6 +43,7 @@ AGENT_REFUSAL = (
     "An agent cannot search the community directory: what it sends leaves the product, so a "
     "person must search it (an agent's community search will ask for that person's approval)."
 )
+ONCE_PER_REQUEST = "the community directory is searched once per request"
 
 Status = Literal["ok", "unavailable", "not_asked"]
 Outcome = Literal["matched", "no_match", "unavailable"]

@@ -6,6 +6,7 @@ import strawberry
 from strawberry.types import Info
 
 from resolvers.catalog import search, shipped
+from resolvers.common.errors import Problem, invalid
 from schema.catalog.types import CatalogSearchResults, ShippedSkill
 from schema.context import Context
 
@@ -28,5 +29,8 @@ class CatalogQuery:
         self, info: Info[Context, None], text: str, community: bool = False
     ) -> CatalogSearchResults:
         ctx = info.context
+        if community and ctx.directory_asked:
+            raise invalid([Problem(search.ONCE_PER_REQUEST, "community")])
+        ctx.directory_asked = ctx.directory_asked or community
         found = await search.catalog_search(ctx.catalog, ctx.principal, text, community)
         return CatalogSearchResults.from_row(found)

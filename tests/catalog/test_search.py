@@ -132,6 +132,21 @@ async def test_a_blank_or_long_text_is_refused(catalog, ws):
 # the directory -----------------------------------------------------------------------------
 
 
+async def test_the_directory_is_asked_once_per_request(catalog, ws, httpserver):
+    received = directory(httpserver, {})
+    twice = """{ a: catalogSearch(text: "pdf", community: true) { status }
+      b: catalogSearch(text: "xlsx", community: true) { status } }"""
+    answer = await gql(catalog, ws.tokens["member"], twice)
+    assert codes(answer) == ["SCHEMA_VALIDATION_FAILED"]
+    assert answer.json()["errors"][0]["extensions"]["problems"][0]["message"] == (
+        search.ONCE_PER_REQUEST
+    )
+    assert "xlsx" not in received  # the first may be cut short by the error, never sent twice
+    ours = """{ a: catalogSearch(text: "pdf", community: true) { status }
+      b: catalogSearch(text: "propose") { status } }"""
+    assert data(await gql(catalog, ws.tokens["member"], ours))["b"] == {"status": "MATCHED"}
+
+
 async def test_several_words_send_the_text_and_each_word_once(catalog, ws, httpserver):
     received = directory(httpserver, {})
     text = "find the xlsx skill for pdf charts docx"
