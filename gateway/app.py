@@ -24,6 +24,7 @@ from db.pool import api_dsn, connect, create_pool
 from gateway.anthropic import dreams, memory_stores
 from gateway.anthropic import skills as anthropic_skills
 from gateway.http import (
+    catalog,
     conversations,
     dreamer,
     health,
@@ -172,6 +173,7 @@ def routes(settings: Settings) -> list[BaseRoute]:
         Route("/users/me/preferences/{key}", memory.put_preference, methods=["PUT"]),
         Route("/tenant/settings", memory.get_settings, methods=["GET"]),
         Route("/v1/search", memory.get_search, methods=["GET"]),
+        Route("/v1/catalog/search", catalog.search_route(settings), methods=["GET"]),
         Route("/tenant/settings", memory.patch_settings, methods=["PATCH"]),
         Route("/agents/sessions/{id}/messages", dreamer.post_message, methods=["POST"]),
         Route("/agents/sessions/{id}/compact", conversations.post_compact, methods=["POST"]),

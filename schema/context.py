@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import asyncpg
 
 from db.events import Listener
+from resolvers.catalog.settings import CatalogSettings
 from resolvers.common.principals import Principal
 from schema.loaders import Loaders, make_loaders
 
@@ -16,6 +17,8 @@ class Context:
     principal: Principal
     conn: asyncpg.Connection
     request_id: str
+    catalog: CatalogSettings = field(default_factory=CatalogSettings)  # the outside's URLs
+    directory_asked: bool = False  # the community directory is asked once per request
     loaders: Loaders = field(init=False)
 
     def __post_init__(self) -> None:

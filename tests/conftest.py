@@ -24,6 +24,7 @@ from gateway.app import create_app
 from gateway.settings import Settings
 from resolvers.common import clock
 from tests.factories import Workspace, logging_pool, make_workspace
+from tests.gateway.server import NO_OUTSIDE
 
 
 def with_database(dsn: str, name: str) -> str:
@@ -93,7 +94,7 @@ async def api_pool(dsn: str) -> AsyncIterator[asyncpg.Pool]:
 def settings() -> Settings:
     # No Dreamer worker: an app given a pool starts none anyway, and tests that want one start
     # it themselves (tests/gateway/test_worker.py).
-    return Settings(database_url=None, introspection=True, worker=False)
+    return Settings(database_url=None, introspection=True, worker=False, **NO_OUTSIDE)  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="session")

@@ -18,6 +18,7 @@ from typer.core import TyperGroup
 from gateway.cli import (
     agent,
     api_key,
+    catalog,
     dreamer_command,
     load,
     mcp_command,
@@ -45,6 +46,7 @@ GROUPS = (
     skills_command,
     schema,
     records,
+    catalog,
     dreamer_command,
     mcp_command,
 )

@@ -240,6 +240,7 @@ class GraphQLEndpoint:
         self.schema = schema
         self.settings = settings
         self.cache = DocumentCache(schema, settings)
+        self.catalog = settings.catalog()
         self.graphiql_html = graphiql_html
 
     async def handle(self, request: Request) -> Response:
@@ -315,6 +316,7 @@ class GraphQLEndpoint:
             principal=request.scope["principal"],
             conn=request.scope["db"],
             request_id=request.scope["request_id"],
+            catalog=self.catalog,
         )
         result = execute(
             self.schema,

@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from gateway.anthropic.errors import ANTHROPIC_PREFIXES
-from gateway.http import conversations, dreamer, mail, memory, records, skills
+from gateway.http import catalog, conversations, dreamer, mail, memory, records, skills
 from gateway.http.fields import Answer
 from gateway.http.responses import json_response
 from resolvers.common.errors import Code
@@ -128,6 +128,18 @@ OPERATIONS: tuple[Operation, ...] = (
             ("first", "How many hits (default 20).", False),
         ),
         tags=("memory",),
+    ),
+    Operation(
+        "get",
+        "/v1/catalog/search",
+        "Search the product's own skills and, with community=true, the community directory "
+        "(GraphQL's catalogSearch, as JSON; an agent may not ask the directory).",
+        {200: catalog.CatalogSearchAnswer},
+        query=(
+            ("q", "The text searched for (1 to 200 characters).", True),
+            ("community", "true to ask the community directory too (default false).", False),
+        ),
+        tags=("catalog",),
     ),
     Operation(
         "post",

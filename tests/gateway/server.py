@@ -17,6 +17,14 @@ from gateway.http.server import JsonErrorsProtocol
 from gateway.settings import Settings
 
 SERVER_START_SECONDS = 20.0
+# Nothing listens on the discard port: the catalogue's directory and sources answer "unavailable"
+# at once.
+CLOSED = "http://127.0.0.1:9"
+NO_OUTSIDE: dict[str, object] = {
+    "catalog_directory_base_url": CLOSED,
+    "catalog_source_base_url": CLOSED,
+    "catalog_max_retries": 0,
+}
 
 
 @contextmanager
@@ -29,7 +37,10 @@ def serving(dsn: str) -> Iterator[str]:
 @contextmanager
 def serving_app(dsn: str, **more: object) -> Iterator[tuple[str, Starlette]]:
     """``serving``, with the app served (its state: the pool, the subscriptions' listener), and
-    ``more`` settings."""
+    ``more`` settings. The catalogue's outside is a closed local port unless ``more`` says
+    otherwise: a test never reaches the internet."""
+    for name, value in NO_OUTSIDE.items():
+        more.setdefault(name, value)
     settings = Settings(
         database_url=dsn,
         database_app_url=api_dsn(dsn),
