@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import asyncpg
 
 from db.events import Listener
+from resolvers.catalog.settings import CatalogSettings
 from resolvers.common.principals import Principal
 from schema.loaders import Loaders, make_loaders
 
@@ -17,6 +18,8 @@ class Context:
     conn: asyncpg.Connection
     request_id: str
     loaders: Loaders = field(init=False)
+    # How the catalogue reaches its outside sources (the process's settings).
+    catalog: CatalogSettings = field(default_factory=CatalogSettings)
 
     def __post_init__(self) -> None:
         # Made per request, never shared: a loader caches for its request only.

@@ -239,6 +239,7 @@ class GraphQLEndpoint:
     def __init__(self, schema: GraphQLSchema, settings: Settings, graphiql_html: str | None):
         self.schema = schema
         self.settings = settings
+        self.catalog = settings.catalog()
         self.cache = DocumentCache(schema, settings)
         self.graphiql_html = graphiql_html
 
@@ -315,6 +316,7 @@ class GraphQLEndpoint:
             principal=request.scope["principal"],
             conn=request.scope["db"],
             request_id=request.scope["request_id"],
+            catalog=self.catalog,
         )
         result = execute(
             self.schema,
