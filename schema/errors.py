@@ -47,7 +47,12 @@ def format_error(
         return found
     original = error.original_error
     code = classify(original)
-    if code is Code.INTERNAL:
+    if code is Code.INTERNAL and isinstance(original, DomainError):
+        # Raised on purpose with a message written to be shown (an outside source that did
+        # not answer): kept, with the request id.
+        log.warning("request %s: %s", request_id, original.message)
+        message = original.message
+    elif code is Code.INTERNAL:
         log.error("request %s: unexpected error at %s", request_id, error.path, exc_info=original)
         message = "Internal error."
     elif code is Code.DB_UNAVAILABLE:

@@ -239,8 +239,8 @@ class GraphQLEndpoint:
     def __init__(self, schema: GraphQLSchema, settings: Settings, graphiql_html: str | None):
         self.schema = schema
         self.settings = settings
-        self.cache = DocumentCache(schema, settings)
         self.catalog = settings.catalog()
+        self.cache = DocumentCache(schema, settings)
         self.graphiql_html = graphiql_html
 
     async def handle(self, request: Request) -> Response:

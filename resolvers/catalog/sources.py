@@ -15,6 +15,7 @@ from resolvers.catalog.refs import SHA, SourceRef
 from resolvers.catalog.settings import CatalogSettings
 from resolvers.catalog.transport import get
 from resolvers.common.errors import DomainError
+from resolvers.skills.archive.members import ArchiveFolder
 from resolvers.skills.archive.read import read_archive
 from resolvers.skills.archive.subtree import Subtree
 
@@ -63,6 +64,16 @@ async def fetch_commit(
     the commit is not there, unavailable. With no folder in ``source``, ``skill`` (a directory
     result's ``skillId``) finds it: the repository's root if it holds a SKILL.md, else the
     shallowest folder of that name; with neither, the repository's root."""
+    folder = await fetch_folder(settings, source, commit, skill)
+    return SourceSkill(source, commit, checked(folder, f"{source} at {commit[:12]}"))
+
+
+async def fetch_folder(
+    settings: CatalogSettings, source: SourceRef, commit: str, skill: str | None = None
+) -> ArchiveFolder:
+    """``fetch_commit``'s folder before the product's folder rules: read from the archive as
+    hostile input (refused with every problem), not yet checked (a preview lists what the
+    rules would refuse)."""
     if not SHA.fullmatch(commit):
         raise not_found(f"'{commit}' is not a commit of {source.repository}")
     what = f"the archive of {source.repository} at {commit[:12]}"
@@ -80,7 +91,7 @@ async def fetch_commit(
         folders = read_archive(fetched.body, content_type=fetched.content_type, subtree=subtree)
     except DomainError as error:
         raise CatalogError("refused", f"{what} was refused", error.problems) from None
-    return SourceSkill(source, commit, checked(folders[0], f"{source} at {commit[:12]}"))
+    return folders[0]
 
 
 async def fetch_source(

@@ -5,9 +5,9 @@ from __future__ import annotations
 import strawberry
 from strawberry.types import Info
 
-from resolvers.catalog import search, shipped
+from resolvers.catalog import preview, search, shipped
 from resolvers.common.errors import Problem, invalid
-from schema.catalog.types import CatalogSearchResults, ShippedSkill
+from schema.catalog.types import CatalogPreview, CatalogSearchResults, ShippedSkill
 from schema.context import Context
 
 
@@ -34,3 +34,17 @@ class CatalogQuery:
         ctx.directory_asked = ctx.directory_asked or community
         found = await search.catalog_search(ctx.catalog, ctx.principal, text, community)
         return CatalogSearchResults.from_row(found)
+
+    @strawberry.field(
+        description=(
+            "What adding `source` would land, written nowhere: `shipped:<name>` or a repository "
+            "`owner/repo[/path][@ref]` (pinned to the commit the ref names now). "
+            "SCHEMA_VALIDATION_FAILED for a malformed reference or a refused archive, "
+            "NOT_FOUND for a source that is not there, INTERNAL (message kept) when the source "
+            "does not answer. A folder the product would refuse answers `acceptable: false`."
+        )
+    )
+    async def catalog_preview(self, info: Info[Context, None], source: str) -> CatalogPreview:
+        ctx = info.context
+        found = await preview.preview(ctx.conn, ctx.principal, ctx.catalog, source)
+        return CatalogPreview.from_row(found)

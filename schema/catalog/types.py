@@ -1,4 +1,4 @@
-"""The catalogue's types: the skills the product ships, and a search of the catalogue."""
+"""The catalogue's types: the skills the product ships, a search of the catalogue, a preview."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from enum import Enum
 
 import strawberry
 
-from resolvers.catalog import search, shipped
+from resolvers.catalog import preview, search, shipped
 from schema.records.types import VISIBILITIES, Visibility
 
 
@@ -109,4 +109,91 @@ class CatalogSearchResults:
             own_status=CatalogSideStatus(value.own_status),
             community_status=CatalogSideStatus(value.community_status),
             sent=list(value.sent),
+@strawberry.enum(description="Why a file is a script: the first rule that holds.")
+class ScriptRule(Enum):
+    EXECUTABLE = "executable"  # its mode is executable (0755 in the archive)
+    SCRIPTS_FOLDER = "scripts_folder"  # it is under scripts/
+    EXTENSION = "extension"  # .sh .bash .py .js .ts .rb .pl
+
+
+@strawberry.type(description="One file that would land, SKILL.md included.")
+class PreviewFile:
+    path: str = strawberry.field(description="Its path in the skill's folder.")
+    size: int = strawberry.field(description="Its size in bytes.")
+    script: bool = strawberry.field(description="A script (scriptRule says why).")
+    script_rule: ScriptRule | None = strawberry.field(
+        description="Why it is a script: its mode is executable, it is under scripts/, or its "
+        "extension is a script's; null when it is not one."
+    )
+
+    @classmethod
+    def from_row(cls, value: preview.PreviewFile) -> PreviewFile:
+        rule = ScriptRule(value.script) if value.script else None
+        return cls(path=value.path, size=value.size, script=rule is not None, script_rule=rule)
+
+
+@strawberry.type(description="Something the product's folder rules refuse, and where.")
+class PreviewProblem:
+    message: str
+    field: str | None = strawberry.field(description="Where: folder/<field or file>.")
+    line: int | None = strawberry.field(description="Its line in SKILL.md, when it has one.")
+
+
+@strawberry.type(
+    description=(
+        "What adding a skill from the catalogue would land; nothing is written. A community "
+        "source is pinned to the commit its reference names now: an install names `commit`."
+    )
+)
+class CatalogPreview:
+    source: str = strawberry.field(
+        description="`shipped:<name>`, or the reference `owner/repo[/path][@ref]` as read."
+    )
+    shipped: bool = strawberry.field(description="A skill the product ships.")
+    name: str = strawberry.field(description="Its name (the folder's when SKILL.md has none).")
+    description: str | None = strawberry.field(description="Null when SKILL.md has none.")
+    skill_md: str | None = strawberry.field(
+        description="Its SKILL.md as plain text, never rendered; null when the folder has none."
+    )
+    files: list[PreviewFile] = strawberry.field(description="Every file, SKILL.md included.")
+    visibility: Visibility = strawberry.field(
+        description="Who will see it once added: the product's skills the workspace, a "
+        "community skill only the person adding it."
+    )
+    name_taken: bool = strawberry.field(
+        description="A skill of this name is already in the workspace: it cannot be added."
+    )
+    acceptable: bool = strawberry.field(
+        description="The product's folder rules accept it (else `problems` says why)."
+    )
+    problems: list[PreviewProblem] = strawberry.field(description="Every problem, if any.")
+    repository: str | None = strawberry.field(description="`owner/repo`; null when shipped.")
+    path: str | None = strawberry.field(
+        description='The folder inside the repository ("" its root); null when shipped.'
+    )
+    ref: str | None = strawberry.field(description="The ref asked for (HEAD: the default).")
+    commit: str | None = strawberry.field(
+        description="The full 40-hex commit the ref resolved to; null when shipped."
+    )
+
+    @classmethod
+    def from_row(cls, value: preview.Preview) -> CatalogPreview:
+        return cls(
+            source=value.source,
+            shipped=value.shipped,
+            name=value.name,
+            description=value.description,
+            skill_md=value.skill_md,
+            files=[PreviewFile.from_row(f) for f in value.files],
+            visibility=VISIBILITIES[value.visibility],
+            name_taken=value.name_taken,
+            acceptable=value.acceptable,
+            problems=[
+                PreviewProblem(message=p.message, field=p.field, line=p.line)
+                for p in value.problems
+            ],
+            repository=value.repository,
+            path=value.path,
+            ref=value.ref,
+            commit=value.commit,
         )
