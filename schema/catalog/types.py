@@ -109,6 +109,9 @@ class CatalogSearchResults:
             own_status=CatalogSideStatus(value.own_status),
             community_status=CatalogSideStatus(value.community_status),
             sent=list(value.sent),
+        )
+
+
 @strawberry.enum(description="Why a file is a script: the first rule that holds.")
 class ScriptRule(Enum):
     EXECUTABLE = "executable"  # its mode is executable (0755 in the archive)
