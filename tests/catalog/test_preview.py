@@ -52,6 +52,7 @@ async def client(
         "catalog_timeout": 2.0,
         "catalog_backoff": 0.01,
         "catalog_max_archive_bytes": 200_000,
+        "catalog_max_retries": 2,  # the shared settings retry nothing (tests/gateway/server.py)
     }
     app = create_app(settings.model_copy(update=changes), pool=api_pool)
     transport = httpx.ASGITransport(app=app)
