@@ -15,9 +15,8 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 from gateway.settings import Settings
-
-from tests.catalog.fakes import SHA, WRAPPER, repository, skill_md
 from tests.catalog import test_preview
+from tests.catalog.fakes import SHA, WRAPPER, repository, skill_md
 from tests.catalog.test_preview import COMMITS, PDF, TARBALL, preview, serve
 from tests.factories import codes, data, gql, problems
 from tests.skills.archive.archives import make_tar, tar_entry
