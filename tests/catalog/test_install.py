@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import tarfile
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import asyncpg
 import httpx
@@ -167,3 +168,12 @@ async def test_a_bad_reference_or_commit_is_refused_before_any_request(
     assert sorted({p["field"] for p in problems(response)}) == fields
     assert httpserver.log == []
     await assert_nothing_written(pool, ws)
+
+
+async def test_the_readme_example_runs(client, ws):
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    start = readme.index("mutation InstallShippedSkill")
+    operation = readme[start : readme.index("```", start)]
+    response = await gql(client, ws.tokens["admin"], operation, {})
+    added = data(response, "catalogInstall")
+    assert (added["name"], added["visibility"]) == ("skillmem-move-skills", "WORKSPACE")
