@@ -136,7 +136,7 @@ async def preview(
     try:
         return await _community(conn, principal, settings, text)
     except CatalogError as error:
-        raise _domain_error(error) from None
+        raise domain_error(error) from None
 
 
 async def _shipped(conn: asyncpg.Connection, principal: Principal, name: str) -> Preview:
@@ -178,7 +178,7 @@ async def _community(
     )
 
 
-def _domain_error(error: CatalogError) -> DomainError:
+def domain_error(error: CatalogError) -> DomainError:
     """A catalogue failure as the client sees it. A source that does not answer has no code of
     its own in DESIGN §8 (DB_UNAVAILABLE is the database's): INTERNAL, its message kept, with
     a problem at ``source``."""

@@ -135,12 +135,13 @@ async def import_folders(
     new_only: bool = False,
     found_before: Sequence[Problem] = (),
     shipped: str | None = None,
+    source: dict[str, Any] | None = None,
 ) -> list[ImportResult]:
     """Create or update one skill per folder, or nothing: every problem of every folder is
     reported at once, with those the caller found before (``found_before``). A taken name
     updates that skill only when the caller may update it, and never when ``new_only``. The
     name of a skill the product ships creates no skill but ``shipped``, the one being added
-    from the catalogue (which keeps that source); it updates one already added."""
+    from the catalogue (kept as its source, like ``source``), or updates one already added."""
     await require_import_right(conn, principal)
     problems = [*found_before, *_request_problems(principal, folders, visibility)]
     planned, found = await _plan_all(folders)
@@ -154,13 +155,12 @@ async def import_folders(
     if problems:
         raise invalid(problems, "The import was refused: nothing was written.")
     try:
-        source = {"kind": "shipped", "name": shipped} if shipped else None
+        source = {"kind": "shipped", "name": shipped} if shipped else source
         return await _write_all(conn, principal, ordered, existing, visibility, source)
     except asyncpg.UniqueViolationError:
         # Another request took a name between the check and the insert.
-        raise invalid(
-            [Problem("a skill took one of these names meanwhile", field="archive")]
-        ) from None
+        meanwhile = Problem("a skill took one of these names meanwhile", field="archive")
+        raise invalid([meanwhile]) from None
 
 
 def _request_problems(
