@@ -101,7 +101,9 @@ async def test_a_refused_folder_shows_every_problem_and_adds_nothing(
 
 
 async def test_no_terminal_without_yes_is_refused(served, dsn, pool, ws):
-    asked = await cli(served, dsn, "shipped:skillmem-read-record-card", "--token", ws.tokens["member"])
+    asked = await cli(
+        served, dsn, "shipped:skillmem-read-record-card", "--token", ws.tokens["member"]
+    )
     assert asked.returncode == 2, asked.stderr
     assert asked.stderr == "skillmem: no terminal to confirm on: pass --yes to add it\n"
     await assert_nothing_written(pool, ws)
