@@ -6,6 +6,8 @@ problem and nothing written, no terminal without --yes refused, a bad token one 
 from __future__ import annotations
 
 import asyncio
+import os
+import pty
 import subprocess
 from collections.abc import Iterator
 
@@ -107,6 +109,38 @@ async def test_no_terminal_without_yes_is_refused(served, dsn, pool, ws):
     assert asked.returncode == 2, asked.stderr
     assert asked.stderr == "skillmem: no terminal to confirm on: pass --yes to add it\n"
     await assert_nothing_written(pool, ws)
+
+
+def on_terminal(url: str, dsn: str, answer: bytes, *args: str) -> subprocess.CompletedProcess[str]:
+    """The command with a terminal as its stdin, ``answer`` typed into it."""
+    main, secondary = pty.openpty()
+    try:
+        os.write(main, answer)
+        return subprocess.run(
+            [*command(), "catalog", "add", *args, "--url", url],
+            env=environment(dsn),
+            cwd=CHECKOUT,
+            stdin=secondary,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        os.close(main)
+        os.close(secondary)
+
+
+async def test_on_a_terminal_it_asks_first(served, dsn, pool, ws):
+    name = "skillmem-read-record-card"
+    args = (f"shipped:{name}", "--token", ws.tokens["member"])
+    declined = await asyncio.to_thread(on_terminal, served, dsn, b"n\n", *args)
+    assert declined.returncode == 1, declined.stderr
+    assert f"Add {name}?" in declined.stdout
+    assert declined.stderr == "skillmem: not added: declined\n"
+    await assert_nothing_written(pool, ws)
+    accepted = await asyncio.to_thread(on_terminal, served, dsn, b"y\n", *args)
+    assert accepted.returncode == 0, accepted.stderr
+    assert f"added {name} (version 1)" in accepted.stdout
 
 
 async def test_a_bad_token_is_one_line(served, dsn):
