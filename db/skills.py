@@ -343,3 +343,17 @@ async def set_skill_parent(
 ) -> None:
     """File a skill under ``parent_id`` (None: under none) ``at``, taking the parent's access."""
     await conn.execute(Q["set_skill_parent"], skill_id, parent_id, at)
+
+
+async def community_skills(
+    conn: asyncpg.Connection, readable: Sequence[UUID], person: UUID
+) -> list[SkillRow]:
+    """The skills ``person`` added from a repository, at their latest version."""
+    return [SkillRow(**dict(r)) for r in await conn.fetch(Q["community_skills"], readable, person)]
+
+
+async def set_skill_source(
+    conn: asyncpg.Connection, skill_id: UUID, source: dict[str, Any]
+) -> None:
+    """Keep where a skill now comes from."""
+    await conn.execute(Q["set_skill_source"], skill_id, source)

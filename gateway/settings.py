@@ -210,6 +210,12 @@ class Settings(BaseSettings):
         gt=0,
         description="The largest archive read from a source (an upload's limit by default).",
     )
+    catalog_approval_seconds: int = Field(
+        default=catalog_defaults.DEFAULT_APPROVAL_SECONDS,
+        gt=0,
+        description="Seconds a person has to decide an agent's install or community search "
+        "before the approval expires.",
+    )
 
     # --- CORS (issue 13, item 3): which browser apps on other origins may call the API --------
     cors_origins: Annotated[list[str], NoDecode] = Field(
@@ -267,6 +273,7 @@ class Settings(BaseSettings):
             backoff=self.catalog_backoff,
             max_json_bytes=self.catalog_max_json_bytes,
             max_archive_bytes=self.catalog_max_archive_bytes,
+            approval_seconds=self.catalog_approval_seconds,
         )
 
     def with_local_origins(self) -> Settings:

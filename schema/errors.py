@@ -23,8 +23,17 @@ DB_DOWN = (
 )
 
 
-def classify(error: BaseException | None) -> Code:
-    """The code an exception raised inside a resolver answers with."""
+# graphql-core's own refusal of an argument's value at execution time (a null variable given
+# to a non-null argument that has a default): the client's input, not a failure of ours.
+ARGUMENT_REFUSED = "Argument '"
+
+
+def classify(error: BaseException | None, message: str = "") -> Code:
+    """The code an exception raised inside a resolver answers with (``message``: the
+    GraphQL error's, for graphql-core's own errors, which carry no exception)."""
+    own = error is None or (isinstance(error, GraphQLError) and error.original_error is None)
+    if own and message.startswith(ARGUMENT_REFUSED):
+        return Code.GRAPHQL_VALIDATION_FAILED
     if isinstance(error, DomainError):
         return error.code
     if isinstance(error, DB_DOWN):
@@ -46,7 +55,7 @@ def format_error(
         found["extensions"] = {**(error.extensions or {}), "code": request_code.value}
         return found
     original = error.original_error
-    code = classify(original)
+    code = classify(original, error.message)
     if code is Code.INTERNAL and isinstance(original, DomainError):
         # Raised on purpose with a message written to be shown (an outside source that did
         # not answer): kept, with the request id.

@@ -203,3 +203,20 @@ UPDATE records AS child
        shared_with = parent.shared_with, updated_at = $3
   FROM records AS parent, moved
  WHERE child.id = moved.id AND parent.id = $2;
+
+-- name: community_skills
+-- The caller's own skills added from a repository ($2 the person; $1 readable objects): private
+-- to them, at their latest version, in name order (issue 15, item 6).
+SELECT id, name, parent_id, parent_name, latest_version, use_count, last_used_at, source,
+       created_at, updated_at, visibility, owner_member_id, version, description, content,
+       extra_frontmatter, author_kind, author_name, version_created_at
+  FROM skill_rows
+ WHERE version = latest_version AND owner_member_id = $2
+   AND source->>'kind' = 'community'
+   AND record_readable(record, $1, $2)
+ ORDER BY name;
+
+-- name: set_skill_source
+-- Where a skill now comes from ($2): an update from its repository pins the new commit.
+UPDATE skills SET source = $2
+ WHERE workspace_id = app_workspace_id() AND id = $1;

@@ -2,12 +2,14 @@
 answered, never what the reference names by then, through the all-or-nothing import of
 ``/skills/import``. A skill the product ships is visible to the workspace
 (``shipped.add_shipped_skill``); a community skill stays private to the person who added it and
-keeps its source: ``{"kind": "community", "repository", "path", "commit"}``.
+keeps its source (``community_source``).
 
 Everything the request names is checked before any request leaves: the reference
 (``refs.parse_source``), the commit (40 hex), the caller's right to create and update skills."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import asyncpg
 
@@ -26,9 +28,10 @@ from resolvers.skills.reading import skill
 from resolvers.skills.transfer import import_folders
 
 AGENT_REFUSED = (
-    "An agent may not add a skill from the catalogue: the person it works for must. "
-    "(An agent's install will become an approval for that person.)"
+    "An agent does not add a skill directly: its copy from the catalogue (copyFromCatalog) "
+    "asks the person it works for to approve it."
 )
+FIRST_VERSION = 1  # what an import creates
 BAD_COMMIT = "must be the full 40-hex commit the preview answered"
 SHIPPED_COMMIT = "a skill the product ships has no commit: leave it out"
 
@@ -62,12 +65,7 @@ async def install(
     except CatalogError as error:
         raise domain_error(error) from None
     folder = ArchiveFolder(fetched.folder.name, fetched.folder.files)
-    kept = {
-        "kind": "community",
-        "repository": ref.repository,
-        "path": ref.path or "",
-        "commit": commit,
-    }
+    kept = community_source(ref, commit, FIRST_VERSION)
     [added] = await import_folders(
         conn,
         principal,
@@ -77,6 +75,20 @@ async def install(
         source=kept,
     )
     return await skill(conn, principal, added.name)
+
+
+def community_source(ref: SourceRef, commit: str, version: int) -> dict[str, Any]:
+    """What a community skill keeps of its source: the repository, the folder in it, the ref
+    followed for updates, the commit installed and the skill's version that commit made (a
+    later version was made here: a local change an update would lose)."""
+    return {
+        "kind": "community",
+        "repository": ref.repository,
+        "path": ref.path or "",
+        "ref": ref.ref,
+        "commit": commit,
+        "version": version,
+    }
 
 
 def _checked(text: str, commit: str | None) -> SourceRef:

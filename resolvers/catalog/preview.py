@@ -124,17 +124,22 @@ async def _taken(conn: asyncpg.Connection, principal: Principal, name: str) -> b
 
 
 async def preview(
-    conn: asyncpg.Connection, principal: Principal, settings: CatalogSettings, source: str
+    conn: asyncpg.Connection,
+    principal: Principal,
+    settings: CatalogSettings,
+    source: str,
+    commit: str | None = None,
 ) -> Preview:
     """The preview of ``source``; SCHEMA_VALIDATION_FAILED for a malformed reference or an
     archive refused as hostile or too big or a folder the archive does not hold (every
     problem), NOT_FOUND for a shipped name, a repository or a ref that is not there, INTERNAL
-    (its message kept) when the source does not answer."""
+    (its message kept) when the source does not answer. With ``commit``, that commit of the
+    repository rather than the one its ref names now."""
     text = source.strip()
     if text.startswith(SHIPPED_PREFIX):
         return await _shipped(conn, principal, text.removeprefix(SHIPPED_PREFIX))
     try:
-        return await _community(conn, principal, settings, text)
+        return await _community(conn, principal, settings, text, commit)
     except CatalogError as error:
         raise domain_error(error) from None
 
@@ -156,10 +161,14 @@ async def _shipped(conn: asyncpg.Connection, principal: Principal, name: str) ->
 
 
 async def _community(
-    conn: asyncpg.Connection, principal: Principal, settings: CatalogSettings, text: str
+    conn: asyncpg.Connection,
+    principal: Principal,
+    settings: CatalogSettings,
+    text: str,
+    commit: str | None,
 ) -> Preview:
     ref = parse_source(text)  # before any request: nothing else ever names a URL
-    commit = await resolve_commit(settings, ref)
+    commit = commit or await resolve_commit(settings, ref)
     folder = _read(await fetch_folder(settings, ref, commit), RESERVED_NAMES)
     return Preview(
         source=str(ref),

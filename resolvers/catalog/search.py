@@ -40,8 +40,8 @@ MIN_WORD_CHARS = 2
 SKILL_WORD = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 DIRECTORY_LIMIT = 20
 AGENT_REFUSAL = (
-    "An agent cannot search the community directory: what it sends leaves the product, so a "
-    "person must search it (an agent's community search will ask for that person's approval)."
+    "An agent does not search the community directory directly: what it sends leaves the "
+    "product, so the person it works for approves it first (requestCatalogSearch)."
 )
 ONCE_PER_REQUEST = "the community directory is searched once per request"
 

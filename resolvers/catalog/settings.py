@@ -17,6 +17,8 @@ MAX_BACKOFF_SECONDS = 8.0
 # A JSON answer (a search, a commit, an index, a SKILL.md) is small; an archive is held to the
 # upload limit of every archive.
 DEFAULT_MAX_JSON_BYTES = 1024 * 1024
+# How long a person has to decide an agent's install or community search (issue 15, item 7).
+DEFAULT_APPROVAL_SECONDS = 24 * 3600
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +33,7 @@ class CatalogSettings:
     backoff: float = DEFAULT_BACKOFF_SECONDS  # before retry n: backoff * 2**(n-1), at most 8 s
     max_json_bytes: int = DEFAULT_MAX_JSON_BYTES
     max_archive_bytes: int = limits.MAX_ARCHIVE_BYTES
+    approval_seconds: int = DEFAULT_APPROVAL_SECONDS  # an agent's approval then expires
 
     def __post_init__(self) -> None:
         for name in ("directory_base_url", "source_base_url"):
@@ -43,6 +46,8 @@ class CatalogSettings:
             raise ValueError("the catalogue's retries and backoff are never negative")
         if self.max_json_bytes <= 0 or self.max_archive_bytes <= 0:
             raise ValueError("the catalogue's size caps are positive")
+        if self.approval_seconds <= 0:
+            raise ValueError("the catalogue's approval delay is a positive number of seconds")
 
     def delay(self, retry: int) -> float:
         """Seconds to wait before retry number ``retry`` (1, 2, ...)."""

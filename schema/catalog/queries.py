@@ -5,8 +5,10 @@ from __future__ import annotations
 import strawberry
 from strawberry.types import Info
 
-from resolvers.catalog import preview, search, shipped
+from resolvers.catalog import approvals, preview, search, shipped, updates
 from resolvers.common.errors import Problem, invalid
+from resolvers.common.pages import DEFAULT_PAGE_SIZE
+from schema.catalog.approvals import CatalogApproval, CatalogApprovalStatus, CatalogUpdate
 from schema.catalog.types import CatalogPreview, CatalogSearchResults, ShippedSkill
 from schema.context import Context
 
@@ -22,7 +24,7 @@ class CatalogQuery:
             "Search the product's own skills by name and description (the text stays on the "
             "server) and, only when community is true, the community directory, once: the whole "
             "text, and up to three of its words that could name a skill. An agent may not ask "
-            "the directory (FORBIDDEN: a person must search)."
+            "the directory (FORBIDDEN): it asks its person with requestCatalogSearch."
         )
     )
     async def catalog_search(
@@ -48,3 +50,39 @@ class CatalogQuery:
         ctx = info.context
         found = await preview.preview(ctx.conn, ctx.principal, ctx.catalog, source)
         return CatalogPreview.from_row(found)
+
+    @strawberry.field(
+        description=(
+            "The caller's own skills added from a repository, each checked against its source "
+            "now (what the catalogue shows when it opens): UPDATE_AVAILABLE when the ref names "
+            "a newer commit (with a warning when the skill was changed here), SOURCE_NOT_FOUND "
+            "when the repository or the ref is gone. Nothing changes."
+        )
+    )
+    async def catalog_updates(self, info: Info[Context, None]) -> list[CatalogUpdate]:
+        ctx = info.context
+        found = await updates.check_updates(ctx.conn, ctx.principal, ctx.catalog)
+        return [CatalogUpdate.from_check(c, ctx.principal.workspace_id) for c in found]
+
+    @strawberry.field(
+        description=(
+            "For a person, the approvals their agents asked of them; for an agent, those it "
+            "asked; newest first, of the statuses given (any by default)."
+        )
+    )
+    async def approvals(
+        self,
+        info: Info[Context, None],
+        statuses: list[CatalogApprovalStatus] | None = None,
+        first: int = DEFAULT_PAGE_SIZE,
+    ) -> list[CatalogApproval]:
+        ctx = info.context
+        wanted = [s.value for s in statuses] if statuses is not None else None
+        rows = await approvals.approvals(ctx.conn, ctx.principal, wanted, first)
+        return [CatalogApproval.from_row(r, ctx.principal.workspace_id) for r in rows]
+
+    @strawberry.field(description="One approval the caller may see (as in approvals).")
+    async def approval(self, info: Info[Context, None], id: strawberry.ID) -> CatalogApproval:
+        ctx = info.context
+        row = await approvals.approval(ctx.conn, ctx.principal, str(id))
+        return CatalogApproval.from_row(row, ctx.principal.workspace_id)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
+from typing import Any
 
 import strawberry
 
@@ -81,6 +82,11 @@ class CatalogSearchHit:
             installs=value.installs,
             exact=value.exact,
         )
+
+    @classmethod
+    def from_dict(cls, value: dict[str, Any]) -> CatalogSearchHit:
+        """A hit kept in an approval's outcome (``CatalogHit`` as a dict)."""
+        return cls.from_row(search.CatalogHit(**value))
 
 
 @strawberry.type(description="A catalogue search: its skills, and how each side answered.")

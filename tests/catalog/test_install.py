@@ -29,7 +29,14 @@ INSTALL = """mutation($source: String!, $commit: String) {
 READ = "query($name: String!) { skill(name: $name) { name visibility } }"
 LATER = "fedcba9876543210fedcba9876543210fedcba98"
 SOURCE = "acme/skills/skills/pdf@main"
-KEPT = {"kind": "community", "repository": "acme/skills", "path": "skills/pdf", "commit": SHA}
+KEPT = {
+    "kind": "community",
+    "repository": "acme/skills",
+    "path": "skills/pdf",
+    "ref": "main",
+    "commit": SHA,
+    "version": 1,
+}
 
 
 @pytest.fixture(name="client")
@@ -117,10 +124,10 @@ async def test_a_caller_without_the_right_is_refused_before_any_request(
     await assert_nothing_written(pool, ws)
 
 
-async def test_an_agent_is_told_its_install_will_become_an_approval(client, ws, httpserver):
+async def test_an_agent_is_pointed_to_the_copy_its_person_approves(client, ws, httpserver):
     response = await install(client, ws.tokens["agent"], "shipped:skillmem-write-skill", None)
     assert codes(response) == ["FORBIDDEN"]
-    assert "approval" in response.json()["errors"][0]["message"]
+    assert "copyFromCatalog" in response.json()["errors"][0]["message"]
 
 
 async def test_a_hostile_archive_is_refused_with_nothing_written(client, pool, ws, httpserver):

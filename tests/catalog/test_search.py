@@ -248,10 +248,10 @@ async def test_the_directory_still_answers_when_our_own_search_fails(
 # who may ask -------------------------------------------------------------------------------
 
 
-async def test_an_agent_may_not_search_the_directory(catalog, ws, httpserver):
+async def test_an_agent_may_not_search_the_directory_directly(catalog, ws, httpserver):
     answer = await gql(catalog, ws.tokens["agent"], SEARCH, {"text": "pdf", "community": True})
     assert codes(answer) == ["FORBIDDEN"]
-    assert "a person must search" in answer.json()["errors"][0]["message"]
+    assert "requestCatalogSearch" in answer.json()["errors"][0]["message"]
     assert httpserver.log == []
     own = await found(catalog, ws.tokens["agent"], "propose")
     assert names(own) == ["skillmem-propose-memory"]

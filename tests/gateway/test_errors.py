@@ -452,3 +452,14 @@ async def test_healthz_answers_always(client, down_client):
         response = await which.get("/healthz")
         assert response.status_code == 200
         assert response.json() == {"status": "ok"}
+
+
+async def test_a_null_variable_for_a_non_null_argument_is_the_clients_error(client, ws):
+    # Valid for the document's rules (the argument has a default), refused by graphql-core at
+    # execution: the client's input, coded, never a masked 500.
+    query = 'query($c: Boolean) { catalogSearch(text: "pdf", community: $c) { status } }'
+    response = await gql(client, ws.tokens["member"], query, {"c": None})
+    [error] = response.json()["errors"]
+    assert error["extensions"]["code"] == "GRAPHQL_VALIDATION_FAILED"
+    assert "community" in error["message"]
+    assert response.status_code != 500
