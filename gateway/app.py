@@ -235,7 +235,7 @@ def create_app(
     tracer = tracer or tracing.provider_for(settings.tracing, settings.tracing_service_name)
     if tracer is not None:
         tracing.trace_sql(tracer)
-    mcp = McpEndpoint()
+    mcp = McpEndpoint(settings.catalog())
     app_routes = [*routes(settings), Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"])]
     app = Starlette(
         routes=app_routes,

@@ -124,7 +124,7 @@ OPERATIONS: tuple[Operation, ...] = (
         {200: memory.SearchAnswer},
         query=(
             ("q", "The text searched for.", False),
-            ("objects", "memory, skill or both, comma-separated (default both).", False),
+            ("objects", "memory, skill, catalog, comma-separated (default memory,skill).", False),
             ("first", "How many hits (default 20).", False),
         ),
         tags=("memory",),

@@ -20,6 +20,7 @@ from starlette.types import Receive, Scope, Send
 
 from gateway.http.responses import error_response
 from gateway.mcp.server import build_server
+from resolvers.catalog.settings import CatalogSettings
 from resolvers.common.errors import Code
 
 MCP_PATH = "/mcp"
@@ -40,9 +41,9 @@ def http_caller(server: Server[Any, Any]) -> tuple[asyncpg.Pool, str | None]:
 class McpEndpoint:
     """The ASGI app at /mcp; ``running`` must wrap the app's life (its lifespan)."""
 
-    def __init__(self) -> None:
+    def __init__(self, catalog: CatalogSettings) -> None:
         self.manager = StreamableHTTPSessionManager(
-            app=build_server(http_caller), stateless=True, json_response=True
+            app=build_server(http_caller, catalog), stateless=True, json_response=True
         )
         self.live = False
 

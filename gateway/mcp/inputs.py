@@ -39,10 +39,17 @@ class SearchInput(ToolInput):
         max_length=MAX_QUERY_CHARS,
         description="What to look for; accents fold (preference finds préférence).",
     )
-    kinds: list[Literal["memory", "skill"]] = Field(
+    kinds: list[Literal["memory", "skill", "catalog"]] = Field(
         default=["memory", "skill"],
         min_length=1,
-        description="memory: pages by souvenir text; skill: name, description and body.",
+        description="memory: pages by souvenir text; skill: name, description and body;"
+        " catalog: the product's own skills offered in the catalogue (read catalog:<source>).",
+    )
+    community: bool = Field(
+        default=False,
+        description="Also search the community directory (skills.sh). An agent's search asks"
+        " the person it works for first: the answer is an approval whose card shows exactly the"
+        " texts that would leave; read approval:<id> for its results once approved.",
     )
     first: int = Field(
         default=DEFAULT_PAGE_SIZE, ge=1, le=MAX_RESULTS, description="Results at most."
@@ -55,6 +62,20 @@ class ReadInput(ToolInput):
         max_length=MAX_REF_CHARS,
         description="memory:<pageId>, skill:<name>, skill:<name>/<path> or record:<id>"
         " (ids as search and the GraphQL API give them).",
+    )
+
+
+class CopyInput(ToolInput):
+    from_: str = Field(
+        alias="from",
+        min_length=1,
+        max_length=MAX_REF_CHARS,
+        description="catalog:<source>: catalog:shipped:<name> or catalog:owner/repo[/path][@ref].",
+    )
+    commit: str | None = Field(
+        default=None,
+        description="The 40-hex commit to pin (read catalog:<source> answers it); none: the"
+        " commit the ref names now (an agent's copy), never for a shipped skill.",
     )
 
 

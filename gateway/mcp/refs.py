@@ -1,5 +1,6 @@
 """What `read` and the skill resources read: memory:<pageId>, skill:<name>,
-skill:<name>/<path> and record:<id>, each through the resolver the GraphQL API uses."""
+skill:<name>/<path>, record:<id>, catalog:<source> (what a copy would land) and approval:<id>,
+each through the resolver the GraphQL API uses."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import asyncpg
 
 from db.skills import FileRow
 from gateway.mcp import answers
+from gateway.mcp import catalog as mcp_catalog
+from resolvers.catalog.settings import CatalogSettings
 from resolvers.common import ids
 from resolvers.common.errors import Problem, invalid
 from resolvers.common.principals import Principal
@@ -18,7 +21,7 @@ from resolvers.records import read
 from resolvers.skills import reading
 from resolvers.skills.reading import Activation
 
-KINDS = ("memory", "skill", "record")
+KINDS = ("memory", "skill", "record", "catalog", "approval")
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +31,10 @@ class SkillFile:
     content: bytes
 
 
-BAD_REF = "a reference is memory:<pageId>, skill:<name>, skill:<name>/<path> or record:<id>"
+BAD_REF = (
+    "a reference is memory:<pageId>, skill:<name>, skill:<name>/<path>, record:<id>, "
+    "catalog:<source> or approval:<id>"
+)
 
 
 def split_ref(ref: str) -> tuple[str, str]:
@@ -39,10 +45,16 @@ def split_ref(ref: str) -> tuple[str, str]:
     return kind, rest
 
 
-async def read_ref(conn: asyncpg.Connection, principal: Principal, ref: str) -> dict[str, Any]:
+async def read_ref(
+    conn: asyncpg.Connection, principal: Principal, catalog: CatalogSettings, ref: str
+) -> dict[str, Any]:
     """What a reference names, as the caller may read it; NOT_FOUND otherwise (another
     workspace's ids included)."""
     kind, rest = split_ref(ref)
+    if kind == "catalog":
+        return await mcp_catalog.read_catalog(conn, principal, catalog, rest)
+    if kind == "approval":
+        return await mcp_catalog.read_approval(conn, principal, rest)
     workspace = principal.workspace_id
     if kind == "memory":
         page_id = ids.decode(rest, "MemoryPage", workspace, "ref")

@@ -25,7 +25,8 @@ from pydantic import AnyUrl
 
 from gateway.mcp import answers
 from gateway.mcp.refs import SkillFile, skill_ref
-from gateway.mcp.tools import BY_NAME, TOOLS, run_tool
+from gateway.mcp.tools import BY_NAME, TOOLS, Call, run_tool
+from resolvers.catalog.settings import CatalogSettings
 from resolvers.common.errors import Code, DomainError, Problem, invalid
 from resolvers.common.principals import Principal, principal_for_token
 from resolvers.skills import reading
@@ -36,7 +37,8 @@ log = logging.getLogger("skillmem.mcp")
 SERVER_NAME = "skillmem"
 INSTRUCTIONS = (
     "skillmem: the workspace's skills and memory. `search` finds memory pages and skills,"
-    " `read` opens what a hit's ref names, `recall` gives text ready for a prompt,"
+    " `read` opens what a hit's ref names, `copy` installs a skill from the catalogue (an"
+    " agent's copy asks its person first), `recall` gives text ready for a prompt,"
     " `turn_context` the cards of the records a message is about. Memory is never written"
     " directly: propose a learning with `propose_memory`. Skills are also resources"
     " (skill:<name>, skill:<name>/<path>)."
@@ -110,9 +112,9 @@ def tool_listing() -> list[types.Tool]:
     ]
 
 
-def build_server(caller: Caller) -> Server[Any, Any]:
+def build_server(caller: Caller, catalog: CatalogSettings) -> Server[Any, Any]:
     """The server: the tools, and the skills as resources, each request as ``caller``'s
-    token."""
+    token; the catalogue's sources reached with ``catalog``."""
     server: Server[Any, Any] = Server(SERVER_NAME, instructions=INSTRUCTIONS)
 
     @server.list_tools()  # type: ignore[untyped-decorator, no-untyped-call]
@@ -126,7 +128,7 @@ def build_server(caller: Caller) -> Server[Any, Any]:
             return tool_error(invalid([Problem(f"no tool named {name!r}", "name")]))
         try:
             async with acting(*caller(server)) as (conn, principal):
-                answer = await run_tool(conn, principal, tool, arguments)
+                answer = await run_tool(Call(conn, principal, catalog), tool, arguments)
         except Exception as error:
             return tool_error(expected(error))
         return types.CallToolResult(

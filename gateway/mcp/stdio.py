@@ -48,7 +48,7 @@ async def serve_stdio(settings: Settings, token: str) -> int:
         def caller(_: Server[Any, Any]) -> tuple[asyncpg.Pool, str | None]:
             return pool, token
 
-        server = build_server(caller)
+        server = build_server(caller, settings.catalog())
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
     finally:

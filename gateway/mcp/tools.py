@@ -14,7 +14,9 @@ from typing import Any
 import asyncpg
 
 from gateway.mcp import answers
+from gateway.mcp import catalog as mcp_catalog
 from gateway.mcp.inputs import (
+    CopyInput,
     ProposeMemoryInput,
     ReadInput,
     RecallInput,
@@ -26,9 +28,10 @@ from gateway.mcp.inputs import (
     parse,
     schema_of,
 )
-from gateway.mcp.refs import read_ref
+from gateway.mcp.refs import read_ref, split_ref
+from resolvers.catalog.settings import CatalogSettings
 from resolvers.common import ids
-from resolvers.common.errors import DomainError
+from resolvers.common.errors import DomainError, Problem, invalid
 from resolvers.common.principals import Principal
 from resolvers.memory import proposals
 from resolvers.records import trash
@@ -37,7 +40,21 @@ from resolvers.search import search as search_resolvers
 from resolvers.turns import turns
 
 Answer = dict[str, Any]
-Run = Callable[[asyncpg.Connection, Principal, Any], Awaitable[Answer]]
+COPY_FROM = (
+    "copy takes catalog:<source> (catalog:shipped:<name> or catalog:owner/repo[/path][@ref])"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One tool call's connection, caller, and how the catalogue reaches its sources."""
+
+    conn: asyncpg.Connection
+    principal: Principal
+    catalog: CatalogSettings
+
+
+Run = Callable[[Call, Any], Awaitable[Answer]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,36 +71,46 @@ class Tool:
         return schema_of(self.model)
 
 
-async def _search(conn: asyncpg.Connection, principal: Principal, given: SearchInput) -> Answer:
+async def _search(call: Call, given: SearchInput) -> Answer:
+    conn, principal = call.conn, call.principal
     found = await search_resolvers.search(
         conn, principal, given.query, list(given.kinds), given.first
     )
-    return answers.search_results(found)
+    answer = answers.search_results(found)
+    if given.community:
+        answer |= await mcp_catalog.community(conn, principal, call.catalog, given.query)
+    return answer
 
 
-async def _read(conn: asyncpg.Connection, principal: Principal, given: ReadInput) -> Answer:
-    return await read_ref(conn, principal, given.ref)
+async def _read(call: Call, given: ReadInput) -> Answer:
+    return await read_ref(call.conn, call.principal, call.catalog, given.ref)
 
 
-async def _propose(
-    conn: asyncpg.Connection, principal: Principal, given: ProposeMemoryInput
-) -> Answer:
+async def _copy(call: Call, given: CopyInput) -> Answer:
+    kind, source = split_ref(given.from_)
+    if kind != "catalog":
+        raise invalid([Problem(COPY_FROM, "from")])
+    return await mcp_catalog.copy(call.conn, call.principal, call.catalog, source, given.commit)
+
+
+async def _propose(call: Call, given: ProposeMemoryInput) -> Answer:
+    conn, principal = call.conn, call.principal
     row = await proposals.propose(
         conn, principal, given.text, given.record_id, given.conversation_id
     )
     return answers.proposal(row, principal.workspace_id)
 
 
-async def _recall(conn: asyncpg.Connection, principal: Principal, given: RecallInput) -> Answer:
+async def _recall(call: Call, given: RecallInput) -> Answer:
+    conn, principal = call.conn, call.principal
     found = await search_resolvers.recall(
         conn, principal, given.query, given.limit, given.max_chars
     )
     return answers.recall(found)
 
 
-async def _turn_context(
-    conn: asyncpg.Connection, principal: Principal, given: TurnContextInput
-) -> Answer:
+async def _turn_context(call: Call, given: TurnContextInput) -> Answer:
+    conn, principal = call.conn, call.principal
     found = await turns.turn_context(
         conn,
         principal,
@@ -98,15 +125,13 @@ async def _turn_context(
     return answers.turn_context(found)
 
 
-async def _write_records(
-    conn: asyncpg.Connection, principal: Principal, given: WriteRecordsInput
-) -> Answer:
+async def _write_records(call: Call, given: WriteRecordsInput) -> Answer:
+    conn, principal = call.conn, call.principal
     return summary(await write_records(conn, principal, list(given.records)))
 
 
-async def _trash_record(
-    conn: asyncpg.Connection, principal: Principal, given: TrashRecordInput
-) -> Answer:
+async def _trash_record(call: Call, given: TrashRecordInput) -> Answer:
+    conn, principal = call.conn, call.principal
     local = ids.decode(given.id, "Record", principal.workspace_id)
     await trash.set_trashed(conn, principal, local, True)
     return {"id": given.id, "trashed": True}
@@ -116,18 +141,34 @@ TOOLS = (
     Tool(
         "search",
         "Search memory and skills",
-        "Memory pages (by souvenir text) and skills (name, description, body) matching the"
-        " query, ranked, among what you may read. Read a hit with `read` and its ref.",
+        "Memory pages (by souvenir text), skills (name, description, body) and, with kinds"
+        " catalog, the catalogue's own skills matching the query, ranked, among what you may"
+        " read. Read a hit with `read` and its ref. community: also the community directory"
+        " (an agent's search asks its person first: an approval).",
         SearchInput,
         _search,
     ),
     Tool(
         "read",
-        "Read a memory page, a skill, a skill's file or a record",
+        "Read a memory page, a skill, a skill's file, a record, a catalogue skill or an approval",
         "memory:<pageId> (the page as you may see it), skill:<name> (its body and file list),"
-        " skill:<name>/<path> (one file) or record:<id>. NOT_FOUND when absent or not readable.",
+        " skill:<name>/<path> (one file), record:<id>, catalog:<source> (what a copy would"
+        " land: SKILL.md as plain text, files, commit, who will see it) or approval:<id>."
+        " NOT_FOUND when absent or not readable.",
         ReadInput,
         _read,
+    ),
+    Tool(
+        "copy",
+        "Copy a skill from the catalogue",
+        "Install the skill catalog:<source> names. An agent's copy asks the person it works"
+        " for: the answer is an approval with its card (the source pinned to the commit, who"
+        " will see the skill, how many files land, which are scripts); read approval:<id> to"
+        " see it decided. Refused at once when the folder would be refused or its name is"
+        " taken. The only way a skill found elsewhere lands.",
+        CopyInput,
+        _copy,
+        read_only=False,
     ),
     Tool(
         "propose_memory",
@@ -179,11 +220,9 @@ TOOLS = (
 BY_NAME = {tool.name: tool for tool in TOOLS}
 
 
-async def run_tool(
-    conn: asyncpg.Connection, principal: Principal, tool: Tool, arguments: dict[str, Any]
-) -> Answer:
+async def run_tool(call: Call, tool: Tool, arguments: dict[str, Any]) -> Answer:
     """One call: its arguments read, its resolver run; DomainError for what is refused."""
-    return await tool.run(conn, principal, parse(tool.model, arguments))
+    return await tool.run(call, parse(tool.model, arguments))
 
 
-__all__ = ["BY_NAME", "TOOLS", "DomainError", "Tool", "run_tool"]
+__all__ = ["BY_NAME", "TOOLS", "Call", "DomainError", "Tool", "run_tool"]

@@ -14,6 +14,9 @@ import asyncpg
 from db import search as search_db
 from db.search import SkillHit
 from resolvers.agents.agents import caller_agent
+from resolvers.catalog import search as catalog_search
+from resolvers.catalog.preview import SHIPPED_PREFIX
+from resolvers.catalog.shipped import shipped_skills
 from resolvers.common import clock, ids
 from resolvers.common.errors import Problem, invalid
 from resolvers.common.pages import DEFAULT_PAGE_SIZE
@@ -22,7 +25,9 @@ from resolvers.skills.dormancy import is_dormant
 from resolvers.skills.reading import SKILL_DIRECTORIES
 from resolvers.turns.cards import cut
 
-SEARCH_OBJECTS = ("memory", "skill")
+SEARCH_OBJECTS = ("memory", "skill", "catalog")
+# A skill of the catalogue ranks after the workspace's own matches, unless named exactly.
+CATALOG_RANK, CATALOG_EXACT_RANK = 0.0, 1.0
 MAX_QUERY_CHARS = 200
 MAX_RESULTS = 50
 SNIPPET_CHARS = 200
@@ -112,8 +117,29 @@ async def search(
         hits += [
             Hit("skill", s.name, s.name, cut(s.description, SNIPPET_CHARS), s.rank) for s in skills
         ]
+    if "catalog" in objects:
+        found_in_catalog = catalog_hits(q)
+        total += len(found_in_catalog)
+        hits += found_in_catalog
     hits.sort(key=lambda h: -h.rank)
     return Results(hits[:first], total, capped)
+
+
+def catalog_hits(q: str) -> list[Hit]:
+    """The catalogue's own skills matching ``q`` (as catalogSearch finds them, the text
+    staying on the server), each read with ``catalog:shipped:<name>``. The community directory
+    is never asked here: an agent asks its person first (requestCatalogSearch)."""
+    names = {t.lower() for t in catalog_search.directory_texts(q)}
+    return [
+        Hit(
+            "catalog",
+            f"{SHIPPED_PREFIX}{h.name}",
+            h.name,
+            cut(h.description or "", SNIPPET_CHARS),
+            CATALOG_EXACT_RANK if h.exact else CATALOG_RANK,
+        )
+        for h in catalog_search.own_hits(q, shipped_skills(), names)
+    ]
 
 
 # Recall ------------------------------------------------------------------------------------

@@ -14,12 +14,15 @@ from resolvers.search import search
 class SearchObject(Enum):
     MEMORY = "memory"
     SKILL = "skill"
+    CATALOG = "catalog"  # the product's own skills offered in the catalogue
 
 
 @strawberry.type
 class SearchHit:
     object: SearchObject
-    id: str = strawberry.field(description="A memory page's id, or a skill's name.")
+    id: str = strawberry.field(
+        description="A memory page's id, a skill's name, or a catalogue source (shipped:<name>)."
+    )
     title: str
     snippet: str = strawberry.field(
         description="The matching souvenir's words (never its source), or the skill's description."

@@ -31,6 +31,7 @@ from tests.gateway.server import serving
 Opener = Callable[[str], contextlib.AbstractAsyncContextManager[ClientSession]]
 TOOLS = {
     "search",
+    "copy",
     "read",
     "propose_memory",
     "recall",
@@ -72,7 +73,7 @@ async def test_tools_are_listed_with_their_schemas(opener, ws):
     search = listed["search"].inputSchema
     assert search["required"] == ["query"]
     assert search["additionalProperties"] is False
-    assert search["properties"]["kinds"]["items"]["enum"] == ["memory", "skill"]
+    assert search["properties"]["kinds"]["items"]["enum"] == ["memory", "skill", "catalog"]
     assert listed["propose_memory"].inputSchema["properties"]["recordId"]
     assert listed["read"].annotations is not None and listed["read"].annotations.readOnlyHint
 
