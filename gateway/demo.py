@@ -12,6 +12,8 @@ import asyncpg
 from db import agents, identity, records
 from db.pool import begin_workspace
 from resolvers.agents.groups import CORE, tool_groups
+from resolvers.catalog import approvals
+from resolvers.catalog.settings import CatalogSettings
 from resolvers.common import clock, ids
 from resolvers.common.principals import Principal, issue_token, principal_for_token
 from resolvers.memory import edits, pages, system
@@ -244,6 +246,7 @@ async def _load(conn: asyncpg.Connection) -> None:
     await create_mailbox(conn, principal, MailboxInput(DEMO_MAILBOX, "shared", "Team inbox"))
     await _dream(conn, principal, by_external["acme"], alice)
     await _memory_store(conn, principal)
+    await _approval(conn, alice, scout.id)
     await writing.create_skill(
         conn,
         principal,
@@ -365,6 +368,15 @@ async def _memory_store(conn: asyncpg.Connection, alice_session: Principal) -> N
         "- Dates are ISO-8601\n- dates are ISO-8601.\n- Reports use GAAP formatting",
     )
     await dreams.create_dream(conn, alice_session, dreams.DreamInput(store.id, "claude-opus-4-1"))
+
+
+async def _approval(conn: asyncpg.Connection, alice: UUID, scout: UUID) -> None:
+    """Scout asked Alice to approve its copy of a skill the product ships (no source is read):
+    so `approvals` shows a card waiting for her decision."""
+    token = await issue_token(conn, "agent", member_id=alice, agent_id=scout, purpose="demo")
+    agent = await principal_for_token(conn, token)
+    assert agent is not None
+    await approvals.ask_install(conn, agent, CatalogSettings(), "shipped:skillmem-move-skills")
 
 
 def last_monday(now: datetime) -> datetime:
