@@ -40,3 +40,13 @@ CREATE POLICY workspace_isolation ON catalog_approvals
 -- Approvals are asked and decided; never removed by the application (its agent's or its
 -- person's removal takes them).
 GRANT SELECT, INSERT, UPDATE ON catalog_approvals TO skillmem_app;
+
+-- How an approval reads at a time: a pending one past its time is expired.
+CREATE FUNCTION catalog_approval_status(p_status text, p_expires_at timestamptz,
+                                        p_now timestamptz)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT CASE WHEN p_status = 'pending' AND p_expires_at <= p_now THEN 'expired'
+                ELSE p_status END
+$$;

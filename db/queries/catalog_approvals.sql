@@ -12,25 +12,21 @@ RETURNING id, kind, agent_id, (SELECT name FROM agents a
 -- The approvals for a person ($1) or asked by an agent ($2), newest first, of the statuses $3
 -- (NULL: any), only $6 when given; a pending one past its time ($4 now) reads as expired.
 SELECT c.id, c.kind, c.agent_id, a.name AS agent_name, c.person_id, c.card,
-       CASE WHEN c.status = 'pending' AND c.expires_at <= $4 THEN 'expired' ELSE c.status END
-           AS status,
+       catalog_approval_status(c.status, c.expires_at, $4) AS status,
        c.outcome, c.created_at, c.expires_at, c.decided_at
   FROM catalog_approvals c
   JOIN agents a ON a.workspace_id = c.workspace_id AND a.id = c.agent_id
  WHERE c.workspace_id = app_workspace_id()
    AND (c.person_id = $1 OR c.agent_id = $2)
    AND ($6::uuid IS NULL OR c.id = $6)
-   AND ($3::text[] IS NULL
-        OR (CASE WHEN c.status = 'pending' AND c.expires_at <= $4 THEN 'expired'
-                 ELSE c.status END) = ANY ($3))
+   AND ($3::text[] IS NULL OR catalog_approval_status(c.status, c.expires_at, $4) = ANY ($3))
  ORDER BY c.created_at DESC, c.id DESC
  LIMIT $5;
 
 -- name: approval_for_update
 -- One approval for a person ($2), locked until the transaction ends; read at $3 (expired).
 SELECT c.id, c.kind, c.agent_id, a.name AS agent_name, c.person_id, c.card,
-       CASE WHEN c.status = 'pending' AND c.expires_at <= $3 THEN 'expired' ELSE c.status END
-           AS status,
+       catalog_approval_status(c.status, c.expires_at, $3) AS status,
        c.outcome, c.created_at, c.expires_at, c.decided_at
   FROM catalog_approvals c
   JOIN agents a ON a.workspace_id = c.workspace_id AND a.id = c.agent_id

@@ -55,12 +55,13 @@ def directory(server: HTTPServer, answers: dict[str, list[dict[str, Any]]]) -> l
 
 @pytest.fixture
 async def catalog(api_pool, httpserver: HTTPServer) -> AsyncIterator[httpx.AsyncClient]:
-    """The app with its directory at the fake server: one try, a short timeout."""
+    """The app with its directory at the fake server: one try, a short timeout (long enough
+    for a machine under load; the slow directory's test waits it out)."""
     settings = Settings(
         database_url=None,
         worker=False,
         catalog_directory_base_url=httpserver.url_for("/").rstrip("/"),
-        catalog_timeout=0.5,
+        catalog_timeout=2.0,
         catalog_max_retries=0,
         catalog_backoff=0.01,
     )

@@ -22,6 +22,8 @@ from db.pool import begin_workspace, create_pool
 from gateway.app import create_app
 from resolvers.agents import skills as agent_skills
 from resolvers.agents.skills import SkillAttachment, public_skill_id
+from resolvers.catalog import approvals
+from resolvers.catalog.settings import CatalogSettings
 from resolvers.common import ids
 from resolvers.common.principals import Principal, principal_for_token, token_hash
 from resolvers.memory import proposals, settings
@@ -85,6 +87,7 @@ EXPECTED_TABLES = {
     "conversation_starts",
     "conversation_memory_stores",
     "dreams",
+    "catalog_approvals",
 }
 
 # The documented exception: the job queue of the Dreamer's workers (migration 0012, pgqueuer's
@@ -138,6 +141,7 @@ async def fill(pool: asyncpg.Pool, ws: Workspace, prefix: str) -> list[str]:
         await writing.update_skill(conn, admin, "house-style", description=f"How {prefix} says.")
         await conn.execute(WITHDRAWAL_ROW)
         await _attachment_rows(conn, ws, admin)
+        await _approval_rows(conn, ws)
     loaded = await load_records(
         pool,
         ws.tokens["member"],
@@ -215,6 +219,13 @@ async def _store_rows(conn: asyncpg.Connection, member: Principal, prefix: str) 
     )
     gone = await memories.create_memory(conn, member, made.id, "/b.md", f"{prefix} gone")
     await memories.delete_memory(conn, member, made.id, gone.id)
+
+
+async def _approval_rows(conn: asyncpg.Connection, ws: Workspace) -> None:
+    """The agent's copy of a shipped skill, waiting for its person (no source is read)."""
+    agent = await principal_for_token(conn, ws.tokens["agent"])
+    assert agent is not None
+    await approvals.ask_install(conn, agent, CatalogSettings(), "shipped:skillmem-move-skills")
 
 
 async def _dream_rows(conn: asyncpg.Connection, member: Principal, prefix: str) -> None:
@@ -1172,13 +1183,13 @@ IMMUTABLE_TABLES = (
     "skill_version_withdrawals",
     "store_memory_versions",
 )
-UNDELETABLE_TABLES = ("memory_pages", "dreams")
+UNDELETABLE_TABLES = ("memory_pages", "dreams", "catalog_approvals")
 # Replaced as a whole (deleted, then inserted), never updated: an agent's attached skills.
 REPLACED_TABLES = ("agent_skills",)
 
 
 @pytest.mark.parametrize("table", UNDELETABLE_TABLES)
-async def test_memory_pages_and_dreams_are_never_deleted_by_the_application(
+async def test_pages_dreams_and_approvals_are_never_deleted_by_the_application(
     pool, owner, two, table
 ):
     a, _ = two
