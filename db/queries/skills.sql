@@ -94,7 +94,8 @@ SELECT f.path, f.sha256, f.size, f.mode, b.content
 -- Every file of several skills' versions with its content: ($1 skill ids, $2 versions pairwise).
 SELECT f.skill_id, f.path, f.mode, b.content
   FROM unnest($1::uuid[], $2::integer[]) AS want(skill_id, version)
-  JOIN skill_files f ON f.skill_id = want.skill_id AND f.version = want.version
+  JOIN skill_files f ON f.workspace_id = app_workspace_id() AND f.skill_id = want.skill_id
+                     AND f.version = want.version
   JOIN skill_blobs b ON b.workspace_id = f.workspace_id AND b.sha256 = f.sha256
  ORDER BY f.skill_id, f.path;
 

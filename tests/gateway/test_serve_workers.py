@@ -43,7 +43,9 @@ def stopped(processes: list[psutil.Process]) -> Iterator[None]:
         yield
     finally:
         for process in processes:
-            os.kill(process.pid, signal.SIGCONT)
+            # uvicorn may have replaced one that stayed stopped too long: then it is gone.
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(process.pid, signal.SIGCONT)
 
 
 async def serving_workers(parent: psutil.Process, port: int, n: int) -> list[psutil.Process]:
