@@ -48,15 +48,18 @@ def stopped(processes: list[psutil.Process]) -> Iterator[None]:
                 os.kill(process.pid, signal.SIGCONT)
 
 
-async def serving_workers(parent: psutil.Process, port: int, n: int) -> list[psutil.Process]:
+async def serving_workers(
+    process: subprocess.Popen[bytes], port: int, n: int, log: Path
+) -> list[psutil.Process]:
     """The n worker processes, once each listens."""
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        workers = listening_children(parent, port)
+    while time.monotonic() < deadline and process.poll() is None:
+        workers = listening_children(psutil.Process(process.pid), port)
         if len(workers) == n:
             return workers
         await asyncio.sleep(0.2)
-    raise AssertionError(f"{n} workers did not listen on {port}")
+    output = await asyncio.to_thread(log.read_text)
+    raise AssertionError(f"{n} workers did not listen on {port}:\n{output}")
 
 
 @contextlib.contextmanager
@@ -82,9 +85,9 @@ def serving(dsn: str, port: int, log: Path) -> Iterator[subprocess.Popen[bytes]]
 
 
 async def test_two_workers_each_answer_from_their_own_process(dsn, ws, tmp_path):
-    port = free_port()
-    with serving(dsn, port, tmp_path / "serve.log") as process:
-        workers = await serving_workers(psutil.Process(process.pid), port, 2)
+    port, log = free_port(), tmp_path / "serve.log"
+    with serving(dsn, port, log) as process:
+        workers = await serving_workers(process, port, 2, log)
         assert len({w.pid for w in workers}) == 2
         headers = {"authorization": f"Bearer {ws.tokens['viewer']}"}
         for alone in workers:
