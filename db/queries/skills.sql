@@ -203,4 +203,5 @@ UPDATE records AS child
    SET visibility = parent.visibility, owner_member_id = parent.owner_member_id,
        shared_with = parent.shared_with, updated_at = $3
   FROM records AS parent, moved
- WHERE child.id = moved.id AND parent.id = $2;
+ WHERE child.workspace_id = app_workspace_id() AND child.id = moved.id
+   AND parent.workspace_id = child.workspace_id AND parent.id = $2;
