@@ -202,7 +202,7 @@ async def insert_token(
     mcp_client_id: UUID | None = None,
     purpose: str = "cli",
 ) -> None:
-    """Store a token's hash."""
+    """Store a token's hash, and its workspace for the lookup by hash."""
     await conn.execute(
         Q["insert_token"],
         token_id,

@@ -84,7 +84,10 @@ VALUES (app_workspace_id(), $1, $2, $3)
 RETURNING id, name, member_id, created_at;
 
 -- name: insert_token
--- Store a new token's hash for one principal.
+-- Store a new token's hash for one principal, and its workspace for the lookup by hash.
+WITH directory AS (
+    INSERT INTO token_workspaces (token_hash, workspace_id) VALUES ($2, app_workspace_id())
+)
 INSERT INTO tokens (workspace_id, id, token_hash, kind, member_id, agent_id, api_key_id,
                     mcp_client_id, purpose)
 VALUES (app_workspace_id(), $1, $2, $3, $4, $5, $6, $7, $8)

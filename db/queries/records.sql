@@ -24,7 +24,7 @@ INSERT INTO attributes (workspace_id, object_id, slug, title, type, target_objec
                         principal_rank, position)
 SELECT app_workspace_id(), $1, $2, $3, $4, t.id, $6, $7
   FROM (SELECT 1) one
-  LEFT JOIN objects t ON t.slug = $5;
+  LEFT JOIN objects t ON t.workspace_id = app_workspace_id() AND t.slug = $5;
 
 -- name: records_page
 -- Records of one object the caller may read, in creation order after the record $4 created at

@@ -94,7 +94,8 @@ SELECT f.path, f.sha256, f.size, f.mode, b.content
 -- Every file of several skills' versions with its content: ($1 skill ids, $2 versions pairwise).
 SELECT f.skill_id, f.path, f.mode, b.content
   FROM unnest($1::uuid[], $2::integer[]) AS want(skill_id, version)
-  JOIN skill_files f ON f.skill_id = want.skill_id AND f.version = want.version
+  JOIN skill_files f ON f.workspace_id = app_workspace_id() AND f.skill_id = want.skill_id
+                     AND f.version = want.version
   JOIN skill_blobs b ON b.workspace_id = f.workspace_id AND b.sha256 = f.sha256
  ORDER BY f.skill_id, f.path;
 
@@ -202,7 +203,8 @@ UPDATE records AS child
    SET visibility = parent.visibility, owner_member_id = parent.owner_member_id,
        shared_with = parent.shared_with, updated_at = $3
   FROM records AS parent, moved
- WHERE child.id = moved.id AND parent.id = $2;
+ WHERE child.workspace_id = app_workspace_id() AND child.id = moved.id
+   AND parent.workspace_id = child.workspace_id AND parent.id = $2;
 
 -- name: community_skills
 -- The caller's own skills added from a repository ($2 the person; $1 readable objects): private
