@@ -31,7 +31,7 @@ from gateway.anthropic.errors import (
     error_headers,
 )
 from resolvers.common import ids
-from resolvers.common.errors import DomainError
+from resolvers.common.errors import DomainError, not_found
 
 __all__ = [
     "ANTHROPIC_PREFIXES",
@@ -193,8 +193,8 @@ def public_id(prefix: str, type_name: str, workspace_id: UUID, local: UUID) -> s
 
 def local_id(prefix: str, type_name: str, given: str, workspace_id: UUID, what: str = "") -> UUID:
     """The local id behind an SDK-style id; a malformed id, another type's or another
-    workspace's is answered 404 exactly like a missing one."""
-    missing = ApiError(404, "not_found_error", f"No such {what or type_name.lower()}: {given}")
+    workspace's is answered 404 exactly like a missing one: the resolvers' own not-found."""
+    missing = not_found(what or type_name.lower())
     head, sep, rest = given.partition("_")
     if not sep or head != prefix:
         raise missing
