@@ -110,7 +110,8 @@ def rank(door: str, reads: bool) -> tuple[int, int]:
 
 
 def described(slot: Slot, variant: str, base: object, got: object) -> str:
-    return f"{slot.door} [{slot.where}] {variant}:\n  missing: {short(base)}\n  {variant}: {short(got)}"
+    head = f"{slot.door} [{slot.where}] {variant}:"
+    return f"{head}\n  missing: {short(base)}\n  {variant}: {short(got)}"
 
 
 def short(answer: object) -> str:
