@@ -119,9 +119,15 @@ VERSIONS = """query V($page: ID!) { memoryVersions(pageId: $page) { id } }"""
 
 
 async def holdings(
-    pool: asyncpg.Pool, client: httpx.AsyncClient, ws: Workspace, who: str, private: bool
+    pool: asyncpg.Pool,
+    client: httpx.AsyncClient,
+    ws: Workspace,
+    who: str,
+    private: bool,
+    tag: str = "",
 ) -> dict[str, Thing]:
-    """One of each kind made by ``who`` (private when asked), keyed by kind."""
+    """One of each kind made by ``who`` (private when asked), keyed by kind; ``tag`` tells
+    apart the names of a later set."""
     api = Api(client, ws, who)
     made: dict[str, Thing] = {}
     scope, visibility = ("PRIVATE", "private") if private else ("WORKSPACE", "workspace")
@@ -130,7 +136,7 @@ async def holdings(
     meeting = await api.gql(
         MEETING,
         input={
-            "externalId": f"meet-{who}",
+            "externalId": f"meet-{who}{tag}",
             "title": "Review",
             "transcript": "Claire: Acme pays at 60 days.",
             "recordIds": [record],
@@ -143,11 +149,15 @@ async def holdings(
     made["MemoryPage"] = thing("MemoryPage", ws.id, page)
     versions = await api.gql(VERSIONS, page=page)
     made["MemoryVersion"] = thing("MemoryVersion", ws.id, versions["memoryVersions"][-1]["id"])
-    box = {"externalId": f"box-{who}", "name": "Inbox", "kind": "PERSONAL" if private else "SHARED"}
+    box = {
+        "externalId": f"box-{who}{tag}",
+        "name": "Inbox",
+        "kind": "PERSONAL" if private else "SHARED",
+    }
     mailbox = await api.gql(MAILBOX, input=box)
     made["Mailbox"] = thing("Mailbox", ws.id, mailbox["createMailbox"]["id"])
     await store_holdings(api, made, visibility)
-    name = f"sweep-{ws.name.lower()}-{who}"
+    name = f"sweep-{ws.name.lower()}-{who}{tag}"
     await skill_holdings(api, made, visibility.upper(), name)
     await conversation_holdings(pool, api, made, who, name)
     return made
@@ -172,7 +182,7 @@ async def skill_holdings(api: Api, made: dict[str, Thing], visibility: str, name
     """A skill (and its version), as the SDK's routes name them."""
     skill = {"name": name, "description": "Chase invoices.", "visibility": visibility}
     await api.gql(SKILL, input=skill)
-    listed = await api.json("GET", "/v1/skills?source=custom")
+    listed = await api.json("GET", "/v1/skills?source=custom&limit=1000")
     [found] = [s for s in listed["data"] if s["display_name"] == name]
     made["Skill"] = thing("Skill", api.ws.id, found["id"])
     made["SkillVersion"] = thing("SkillVersion", api.ws.id, found["latest_version_id"])
@@ -199,6 +209,13 @@ async def conversation_holdings(
     made["Session"] = Thing("Conversation", api.ws.id, local)
 
 
+async def fresh_home(world: World, pool: asyncpg.Pool, client: httpx.AsyncClient) -> None:
+    """A new set of the home workspace's things (its actors kept), for a control that
+    deletes what it is given."""
+    made = await holdings(pool, client, world.a, "admin", private=False, tag=f"-{uuid4().hex[:8]}")
+    world.home.update(made)
+
+
 async def fresh_conversations(world: World, client: httpx.AsyncClient) -> None:
     """New conversations for B's admin and A's ``other``, under a name A's admin has never
     used (a door that creates the caller's conversation may have taken the last one)."""
@@ -217,11 +234,16 @@ async def actors(pool: asyncpg.Pool, ws: Workspace) -> dict[str, Thing]:
         routine = await identity.insert_actor(
             conn, "routine", uuid.uuid4(), "Nightly", ws.members["admin"]
         )
-    return {
+    found = {
         "Agent": Thing("Agent", ws.id, await agent_id(pool, ws)),
         "Member": Thing("Member", ws.id, ws.members["admin"]),
         "Routine": Thing("Routine", ws.id, routine.id),
     }
+    # Profiles, so that a door reading one shows whether it read it.
+    for kind in ("Agent", "Member"):
+        about = found[kind].local
+        await make_page(pool, ws, kind.lower(), about, SOUVENIR_TOO, name=f"{kind} profile")
+    return found
 
 
 async def make_world(pool: asyncpg.Pool, client: httpx.AsyncClient) -> World:
