@@ -31,6 +31,7 @@ from graphql.pyutils import Undefined
 from starlette.routing import BaseRoute, Route
 
 from gateway.anthropic.errors import ANTHROPIC_PREFIXES
+from gateway.http.openapi import OPERATIONS
 from gateway.mcp.refs import KINDS as REF_KINDS
 from gateway.mcp.server import RESOURCE_TEMPLATES
 from gateway.mcp.tools import TOOLS
@@ -265,6 +266,36 @@ def path_kind(door: str, path: str, param: str) -> str | None:
     if param in PARAM_KINDS:
         return PARAM_KINDS[param]
     return kind_of(door, param)
+
+
+def body_slots() -> list[tuple[Slot, str, str]]:
+    """(slot, method, path) for every id-like field of every documented route's JSON body
+    (``body.messages[].recordIds[]``: ``[]`` where the body holds a list)."""
+    found = []
+    for operation_ in OPERATIONS:
+        if operation_.body is None:
+            continue
+        method, door = operation_.method.upper(), f"{operation_.method.upper()} {operation_.path}"
+        schema = operation_.body.model_json_schema(by_alias=True)
+        for where in body_paths(schema, schema.get("$defs", {}), "body"):
+            kind = kind_of(door, where.replace("[]", ""))
+            found.append((Slot(door, where, kind), method, operation_.path))
+    return found
+
+
+def body_paths(schema: dict[str, Any], defs: dict[str, Any], at: str) -> Iterator[str]:
+    """The id-like fields under a JSON schema, by path."""
+    if "$ref" in schema:
+        schema = defs[schema["$ref"].rsplit("/", 1)[-1]]
+    for name, given in schema.get("properties", {}).items():
+        shape = next((a for a in given.get("anyOf", []) if a.get("type") != "null"), given)
+        items = shape.get("items", {}) if shape.get("type") == "array" else {}
+        if "$ref" in shape or shape.get("type") == "object":
+            yield from body_paths(shape, defs, f"{at}.{name}")
+        elif "$ref" in items:
+            yield from body_paths(items, defs, f"{at}.{name}[]")
+        elif IDISH.search(name):
+            yield f"{at}.{name}" + ("[]" if items else "")
 
 
 def sdk_style(path: str) -> bool:

@@ -36,7 +36,7 @@ TEXT_KINDS = {"Conversation", "SkillName"}
 SDK_IN_GRAPHQL = {"MemoryStore", "Skill"}
 
 MAIL = {
-    "externalId": "mail-1",
+    "externalId": "fresh",
     "threadId": "thread-1",
     "filed": "RECEIVED",
     "from": "claire@acme.example",
@@ -66,7 +66,9 @@ ROUTE_BODIES: dict[str, Any] = {
     "POST /v1/memory_stores/{store_id}": {"name": "Renamed"},
     "POST /v1/memory_stores/{store_id}/memories": {"path": "/b.md", "content": "B\n"},
     "POST /v1/memory_stores/{store_id}/memories/{memory_id}": {"content": "A2\n"},
-    "POST /v1/mailboxes/{id}/messages": {"messages": [{**MAIL, "filed": "inbox"}]},
+    "POST /v1/mailboxes/{id}/messages": {"messages": [{**MAIL, "filed": "received"}]},
+    "POST /v1/meetings": {"externalId": "fresh", "title": "Review", "transcript": "Claire: ok."},
+    "POST /v1/mailboxes": {"externalId": "fresh", "kind": "personal", "name": "Box"},
 }
 # Routes that take files (multipart/form-data) rather than JSON: a new version of the home
 # workspace's skill, as the SDK uploads it.
@@ -119,6 +121,8 @@ class Sweep:
         """``"home:<Kind>"`` placeholders as the home workspace's ids."""
         if isinstance(value, dict):
             return {k: self.resolved(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.resolved(v) for v in value]
         if isinstance(value, str) and value.startswith("home:"):
             kind = value.removeprefix("home:")
             return spell(kind, self.world.home[kind], False)
@@ -191,6 +195,27 @@ class Sweep:
 
         return send
 
+    def body(self, slot: Slot, method: str, path: str) -> Send:
+        """A route with the id in its JSON body, its path's ids the home workspace's."""
+        params = re.findall(r"\{([^}]+)\}", path)
+
+        async def send(variant: str) -> Any:
+            thing = self.world.get(variant, slot.kind or "")
+            value = spell(slot.kind or "", thing, sdk_style(path))
+            values = {}
+            for param in params:
+                kind = path_kind(slot.door, path, param)
+                home = kind not in (None, "-")
+                values[param] = (
+                    spell(kind, self.world.home[kind], False) if home else PATH_VALUES[param]
+                )  # type: ignore[index]
+            body = placed(self.resolved(ROUTE_BODIES.get(slot.door, {})), slot.where, value)
+            url = path.format(**values)
+            response = await self.client.request(method, url, headers=bearer(self.token), json=body)
+            return normalized({"status": response.status_code, "body": response.json()}, value)
+
+        return send
+
     # MCP
 
     def tool(self, slot: Slot) -> Send:
@@ -230,6 +255,24 @@ class Sweep:
             "/mcp", json=body, headers=bearer(self.token, **MCP_HEADERS)
         )
         return {"status": response.status_code, **response.json()}
+
+
+def placed(body: Any, where: str, value: str) -> Any:
+    """``body`` with ``value`` at ``where`` (``body.messages[].recordIds[]``): a list holds one
+    item, the first of those given."""
+    steps = where.removeprefix("body.").split(".")
+    name, *rest = steps
+    listed = name.endswith("[]")
+    name = name.removesuffix("[]")
+    given = dict(body or {})
+    if not rest:
+        given[name] = [value] if listed else value
+        return given
+    inner = given.get(name)
+    item = (inner[0] if inner else {}) if listed else inner
+    moved = placed(item, "body." + ".".join(rest), value)
+    given[name] = [moved] if listed else moved
+    return given
 
 
 def merged(base: Any, extra: Any) -> Any:

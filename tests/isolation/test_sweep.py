@@ -21,7 +21,7 @@ import httpx
 from gateway.app import create_app
 from gateway.mcp.tools import BY_NAME
 from schema.schema import schema
-from tests.isolation.doors import Slot, graphql_slots, mcp_slots, path_kind, route_slots
+from tests.isolation.doors import Slot, body_slots, graphql_slots, mcp_slots, path_kind, route_slots
 from tests.isolation.sweep import Send, Sweep
 from tests.isolation.world import World, fresh_conversations, fresh_home, make_world
 
@@ -40,7 +40,6 @@ SAME_FOR_HOME: dict[tuple[str, str], str] = {
     ("mcp tool turn_context", "conversationId"): NOTHING_SHOWN,
     ("mcp tool turn_context", "agentId"): "to be looked at: profiles answer null over MCP here",
     ("Mutation.setAgentSkills", "id"): "the least skills list is refused before the agent is read",
-    ("POST /v1/mailboxes/{id}/messages", "id"): "to be looked at: the home call is refused alike",
 }
 
 
@@ -77,6 +76,9 @@ def probes(sweep: Sweep, routes: list) -> Iterator[Probe]:  # type: ignore[type-
             if slot.where in (p, "*") and (k := path_kind(slot.door, path, p) or "") != "-"
         )
         yield Probe(slot, kinds, sweep.route(slot, method, path), rank(slot.door, method == "GET"))
+    for slot, method, path in body_slots():
+        rank_ = rank(slot.door, False)
+        yield Probe(slot, (slot.kind or "",), sweep.body(slot, method, path), rank_)
     for slot in mcp_slots():
         if slot.door.startswith("mcp resource "):
             yield Probe(slot, (slot.kind or "",), sweep.resource(slot), (0, 0))
