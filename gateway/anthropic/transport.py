@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl
-from uuid import UUID
+from uuid import UUID, uuid4
 
 import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
@@ -202,6 +202,18 @@ def local_id(prefix: str, type_name: str, given: str, workspace_id: UUID, what: 
         return ids.decode(rest, type_name, workspace_id)
     except DomainError:
         raise missing from None
+
+
+def local_or_absent(
+    prefix: str, type_name: str, given: str, workspace_id: UUID, what: str = ""
+) -> UUID:
+    """The local id behind an SDK-style id, or for a malformed id, another type's or another
+    workspace's one that names nothing: where the resolver has its own answer for a missing
+    id (one of several, or one that must equal another), that answer is the one given."""
+    try:
+        return local_id(prefix, type_name, given, workspace_id, what)
+    except DomainError:
+        return uuid4()
 
 
 def betas(request: Request) -> frozenset[str]:

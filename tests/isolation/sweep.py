@@ -26,6 +26,7 @@ from tests.isolation.doors import (
     sdk_style,
     with_value,
 )
+from tests.isolation.sdk_inputs import SdkCall
 from tests.isolation.world import Thing, World
 
 Send = Callable[[str], Awaitable[Any]]
@@ -212,6 +213,27 @@ class Sweep:
             body = placed(self.resolved(ROUTE_BODIES.get(slot.door, {})), slot.where, value)
             url = path.format(**values)
             response = await self.client.request(method, url, headers=bearer(self.token), json=body)
+            return normalized({"status": response.status_code, "body": response.json()}, value)
+
+        return send
+
+    def sdk_input(self, slot: Slot, call: SdkCall) -> Send:
+        """An SDK route with the id in its body or query string."""
+
+        def home(kind: str) -> str:
+            return self.world.home[kind].sdk()
+
+        async def send(variant: str) -> Any:
+            value = self.world.get(variant, call.kind).sdk()
+            url = call.path.format(store_id=home("MemoryStore"))
+            sent: dict[str, Any] = {}
+            if call.body is not None:
+                sent["json"] = call.body(value, home)
+            if call.query:
+                sent["params"] = {call.query: value}
+            response = await self.client.request(
+                call.method, url, headers=bearer(self.token), **sent
+            )
             return normalized({"status": response.status_code, "body": response.json()}, value)
 
         return send

@@ -22,6 +22,7 @@ from gateway.app import create_app
 from gateway.mcp.tools import BY_NAME
 from schema.schema import schema
 from tests.isolation.doors import Slot, body_slots, graphql_slots, mcp_slots, path_kind, route_slots
+from tests.isolation.sdk_inputs import SDK_INPUTS, input_fields
 from tests.isolation.sweep import Send, Sweep
 from tests.isolation.world import World, fresh_conversations, fresh_home, make_world
 
@@ -79,12 +80,26 @@ def probes(sweep: Sweep, routes: list) -> Iterator[Probe]:  # type: ignore[type-
     for slot, method, path in body_slots():
         rank_ = rank(slot.door, False)
         yield Probe(slot, (slot.kind or "",), sweep.body(slot, method, path), rank_)
+    for model, field in input_fields():
+        call = SDK_INPUTS.get((model, field))
+        if isinstance(call, str):
+            continue
+        if call is None:
+            yield Probe(Slot(f"SDK input {model}", field, None), ("",), unsendable, (0, 0))
+            continue
+        slot = Slot(f"{call.method} {call.path}", f"{model}.{field}", call.kind)
+        reads = call.method == "GET"
+        yield Probe(slot, (call.kind,), sweep.sdk_input(slot, call), rank(slot.door, reads))
     for slot in mcp_slots():
         if slot.door.startswith("mcp resource "):
             yield Probe(slot, (slot.kind or "",), sweep.resource(slot), (0, 0))
             continue
         tool = BY_NAME[slot.door.removeprefix("mcp tool ")]
         yield Probe(slot, (slot.kind or "",), sweep.tool(slot), rank(slot.door, tool.read_only))
+
+
+async def unsendable(variant: str) -> None:
+    raise AssertionError("an uncovered door is never asked")
 
 
 def path_params(path: str) -> list[str]:
