@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import asyncpg
 import httpx
+import orjson
 
 from gateway.app import create_app
 from gateway.mcp.tools import BY_NAME
@@ -134,6 +135,13 @@ def described(slot: Slot, variant: str, base: object, got: object) -> str:
     return f"{head}\n  missing: {short(base)}\n  {variant}: {short(got)}"
 
 
+def failed(answer: object) -> bool:
+    """Whether an answer is the server's failure (500, INTERNAL) rather than an answer."""
+    return isinstance(answer, dict) and (
+        answer.get("status", 200) >= 500 or '"INTERNAL"' in orjson.dumps(answer).decode()
+    )
+
+
 def short(answer: object) -> str:
     """An answer's status, code and message (or data), for a failure's text."""
     if not isinstance(answer, dict):
@@ -161,6 +169,8 @@ async def sweep_all(found: Sweep, every: list[Probe], pool: asyncpg.Pool) -> Non
         if "Conversation" in probe.kinds:
             await fresh_conversations(world, found.client)
         base = baselines[probe.slot] = await probe.send("missing")
+        if failed(base):  # a missing id is an answer, never a failure of the server
+            leaks.append(described(probe.slot, "missing", base, base))
         for variant in VARIANTS:
             if all(kind in getattr(world, variant) for kind in probe.kinds):
                 got = await probe.send(variant)
