@@ -28,13 +28,9 @@ from tests.isolation.sweep import Send, Sweep
 from tests.isolation.world import World, fresh_conversations, fresh_home, make_world
 
 VARIANTS = ("foreign", "private")
-# Doors whose answer for an id of the caller's own is, on purpose, the one for a missing id:
-# (door, slot) -> why. Kept as short as the doors allow.
-# The destructive ones answer a missing id because an earlier control (another slot of the
-# same door, or another door) already deleted the home thing; the others because the world
-# holds nothing their answer would show. Each is a gap of the control only: the sweep still
-# compares the door's foreign and private answers with its missing one.
-CONSUMED = "the home thing was deleted by an earlier control"
+# Doors whose answer for an id of the caller's own is the one for a missing id: (door, slot)
+# -> why. Each is a gap of the control only (the sweep still compares the door's foreign and
+# private answers with its missing one); keep it as short as the doors allow.
 NOTHING_SHOWN = "the world holds nothing this id would change in the answer"
 SAME_FOR_HOME: dict[tuple[str, str], str] = {
     ("Query.records", "filter.relatedTo"): NOTHING_SHOWN + " (no record related to it)",
