@@ -26,6 +26,7 @@ from gateway.anthropic.transport import (
     encode_page,
     json_body,
     local_id,
+    local_or_absent,
     page_of,
     public_id,
     query_params,
@@ -172,13 +173,13 @@ def _input(body: CreateDream, workspace_id: UUID) -> DreamInput:
         if isinstance(given, StoreInput):
             store_id = local_id(*STORE, given.memory_store_id, workspace_id, "memory store")
         else:
-            sessions = [local_id(*SESSION, s, workspace_id, "session") for s in given.session_ids]
+            sessions = [local_or_absent(*SESSION, s, workspace_id) for s in given.session_ids]
     assert store_id is not None  # one_of_each
     model = body.model if isinstance(body.model, ModelConfig) else ModelConfig(id=body.model)
     behavior = body.output_behavior
     output = None
     if isinstance(behavior, UpdateExisting):
-        output = local_id(*STORE, behavior.memory_store_id, workspace_id, "memory store")
+        output = local_or_absent(*STORE, behavior.memory_store_id, workspace_id)
     return DreamInput(
         store_id=store_id,
         model=model.id,

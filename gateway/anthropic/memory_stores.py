@@ -25,7 +25,7 @@ from gateway.anthropic.transport import (
     page_of,
     query_params,
 )
-from resolvers.common.errors import Problem, invalid
+from resolvers.common.errors import DomainError, Problem, invalid
 from resolvers.common.principals import Principal
 from resolvers.stores import memories, stores, versions
 from resolvers.stores.workspace import is_workspace_store
@@ -240,7 +240,7 @@ def _filter(principal: Principal, query: m.VersionsQuery) -> VersionFilter | Non
             kind = "mcp_client"
             actor_id = local_id("svac", "McpClient", query.service_account_id, ws)
         session = local_id("sesn", "Session", query.session_id, ws) if query.session_id else None
-    except ApiError:
+    except DomainError:
         return None
     return VersionFilter(
         memory_id,

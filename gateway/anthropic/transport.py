@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl
-from uuid import UUID
+from uuid import UUID, uuid4
 
 import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
@@ -31,7 +31,7 @@ from gateway.anthropic.errors import (
     error_headers,
 )
 from resolvers.common import ids
-from resolvers.common.errors import DomainError
+from resolvers.common.errors import DomainError, not_found
 
 __all__ = [
     "ANTHROPIC_PREFIXES",
@@ -193,8 +193,8 @@ def public_id(prefix: str, type_name: str, workspace_id: UUID, local: UUID) -> s
 
 def local_id(prefix: str, type_name: str, given: str, workspace_id: UUID, what: str = "") -> UUID:
     """The local id behind an SDK-style id; a malformed id, another type's or another
-    workspace's is answered 404 exactly like a missing one."""
-    missing = ApiError(404, "not_found_error", f"No such {what or type_name.lower()}: {given}")
+    workspace's is answered 404 exactly like a missing one: the resolvers' own not-found."""
+    missing = not_found(what or type_name.lower())
     head, sep, rest = given.partition("_")
     if not sep or head != prefix:
         raise missing
@@ -202,6 +202,18 @@ def local_id(prefix: str, type_name: str, given: str, workspace_id: UUID, what: 
         return ids.decode(rest, type_name, workspace_id)
     except DomainError:
         raise missing from None
+
+
+def local_or_absent(
+    prefix: str, type_name: str, given: str, workspace_id: UUID, what: str = ""
+) -> UUID:
+    """The local id behind an SDK-style id, or for a malformed id, another type's or another
+    workspace's one that names nothing: where the resolver has its own answer for a missing
+    id (one of several, or one that must equal another), that answer is the one given."""
+    try:
+        return local_id(prefix, type_name, given, workspace_id, what)
+    except DomainError:
+        return uuid4()
 
 
 def betas(request: Request) -> frozenset[str]:

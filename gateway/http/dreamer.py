@@ -201,7 +201,9 @@ async def delete_meeting(request: Request) -> Response:
     """DELETE /v1/meetings/{id}: delete a meeting the caller may read; 200 with its id."""
     principal = request.scope["principal"]
     try:
-        meeting_id = ids.decode(request.path_params["id"], "Record", principal.workspace_id)
+        meeting_id = ids.decode_or_absent(
+            request.path_params["id"], "Record", principal.workspace_id
+        )
         await meetings.delete_meeting(request.scope["db"], principal, meeting_id)
     except DomainError as error:
         return domain_error_response(error)

@@ -117,8 +117,8 @@ async def delete_record_souvenir(request: Request) -> Response:
         if problems:
             raise invalid(problems)
         workspace = principal.workspace_id
-        record_id = ids.decode(request.path_params["id"], "Record", workspace, "id")
-        page_id = ids.decode(f["pageId"], "MemoryPage", workspace, "pageId")
+        record_id = ids.decode_or_absent(request.path_params["id"], "Record", workspace, "id")
+        page_id = ids.decode_or_absent(f["pageId"], "MemoryPage", workspace, "pageId")
         found = await edits.delete_record_souvenir(
             conn, principal, request.path_params["object"], record_id, page_id, f["key"]
         )

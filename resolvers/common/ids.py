@@ -7,9 +7,9 @@ import binascii
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from uuid import UUID
+from uuid import UUID, uuid4
 
-from resolvers.common.errors import Problem, invalid, not_found
+from resolvers.common.errors import Code, DomainError, Problem, invalid, not_found
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -38,6 +38,18 @@ def decode(global_id: str, type_name: str, workspace_id: UUID, field: str = "id"
     if kind != type_name or parsed_workspace != workspace_id:
         raise not_found(_words(type_name))
     return parsed_local
+
+
+def decode_or_absent(global_id: str, type_name: str, workspace_id: UUID, field: str = "id") -> UUID:
+    """The local id behind ``global_id``; for an id of another type or another workspace, a
+    fresh id that names nothing, so that the caller answers exactly as it does for a missing
+    node (its own answer, not this module's). A malformed id is a validation error."""
+    try:
+        return decode(global_id, type_name, workspace_id, field)
+    except DomainError as error:
+        if error.code is not Code.NOT_FOUND:
+            raise
+        return uuid4()
 
 
 def _words(type_name: str) -> str:

@@ -15,6 +15,7 @@ from uuid import UUID
 import asyncpg
 
 from db import conversation_stores as db
+from db import dreamer
 from db.conversation_stores import AttachedStore, NewAttachment
 from resolvers.common import clock, ids
 from resolvers.common.errors import Code, DomainError, Problem, invalid, not_found
@@ -168,6 +169,9 @@ async def start_conversation(
     if missing:
         raise not_found("memory store")
     await _readable(conn, principal, parsed)
+    if agent is not None and not (principal.kind == "agent" and agent == principal.row.actor_id):
+        if await dreamer.runner_owner(conn, "agent", agent) is None:
+            raise not_found("agent")
     begun = await db.conversation_begun(conn, person, given.conversation_id)
     if begun or not await db.insert_start(conn, person, given.conversation_id, agent, clock.now()):
         raise invalid([Problem(ONLY_AT_CREATION, "memoryStores")])

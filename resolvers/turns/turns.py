@@ -104,7 +104,9 @@ def _turn(principal: Principal, given: TurnInput) -> _Turn:
     workspace = principal.workspace_id
     attached = None
     if given.attached_record_id is not None:
-        attached = ids.decode(given.attached_record_id, "Record", workspace, "attachedRecordId")
+        attached = ids.decode_or_absent(
+            given.attached_record_id, "Record", workspace, "attachedRecordId"
+        )
     person, agent = acting_for(principal, given.person_id, given.agent_id)
     mentions = _mentions(given.message, workspace)
     wanted = mentions + ([attached] if attached is not None and attached not in mentions else [])
@@ -136,11 +138,11 @@ def acting_for(
         raise DomainError(Code.FORBIDDEN, "A conversation acts for a person: an API key has none.")
     workspace = principal.workspace_id
     if person_id is not None:
-        if ids.decode(person_id, "Member", workspace, "personId") != person:
+        if ids.decode_or_absent(person_id, "Member", workspace, "personId") != person:
             raise DomainError(Code.FORBIDDEN, "A turn acts for the person your token acts for.")
     agent = principal.row.actor_id if principal.kind == "agent" else None
     if agent_id is not None:
-        named = ids.decode(agent_id, "Agent", workspace, "agentId")
+        named = ids.decode_or_absent(agent_id, "Agent", workspace, "agentId")
         if agent is not None and named != agent:
             raise DomainError(Code.FORBIDDEN, "An agent speaks in its own conversations only.")
         agent = named

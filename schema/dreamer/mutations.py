@@ -176,7 +176,7 @@ class DreamerMutation:
     )
     async def delete_meeting(self, info: Info[Context, None], id: strawberry.ID) -> bool:
         ctx = info.context
-        local = ids.decode(id, "Record", ctx.principal.workspace_id)
+        local = ids.decode_or_absent(id, "Record", ctx.principal.workspace_id)
         await meetings.delete_meeting(ctx.conn, ctx.principal, local)
         return True
 

@@ -47,7 +47,7 @@ class MemoryQuery:
     ) -> MemoryPage | None:
         ctx = info.context
         workspace = ctx.principal.workspace_id
-        record = ids.decode(record_id, "Record", workspace, "recordId")
+        record = ids.decode_or_absent(record_id, "Record", workspace, "recordId")
         found = await pages.page_about(ctx.conn, ctx.principal, "record", record)
         return MemoryPage.from_row(found, workspace) if found else None
 
@@ -71,7 +71,7 @@ class MemoryQuery:
         elif id is None:
             raise invalid([Problem("name whose profile to read", "id")])
         else:
-            about = ids.decode(id, PROFILE_TYPES[kind], workspace, "id")
+            about = ids.decode_or_absent(id, PROFILE_TYPES[kind], workspace, "id")
         found = await pages.page_about(ctx.conn, ctx.principal, kind.value, about)
         return MemoryPage.from_row(found, workspace) if found else None
 

@@ -47,7 +47,7 @@ class RecordsQuery:
         if filter is not None:
             related = None
             if filter.related_to is not None:
-                related = ids.decode(
+                related = ids.decode_or_absent(
                     filter.related_to, "Record", principal.workspace_id, "filter.relatedTo"
                 )
             values = None

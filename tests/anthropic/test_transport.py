@@ -205,9 +205,11 @@ async def test_a_bad_query_value_is_listed(client):
 async def test_an_id_the_caller_may_not_read_is_not_found_like_a_missing_one(client, given):
     with pytest.raises(anthropic.NotFoundError) as raised:
         await client.beta.dreams.retrieve(given)
+    # The resolvers' own answer for a missing dream (tests/isolation/test_sweep.py).
     assert raised.value.body["error"] == {
         "type": "not_found_error",
-        "message": f"No such dream: {given}",
+        "message": "No dream with this id.",
+        "details": {"error_code": "NOT_FOUND"},
     }
 
 
