@@ -7,6 +7,7 @@ import asyncio
 import signal
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from bench.soak import processes
@@ -33,15 +34,40 @@ SETTLE_SECONDS = 60.0
 REMEMBERING = ("member", "other", "admin")
 
 
-async def outage(soak: Soak, at: float) -> tuple[float, float]:
-    """Kill PostgreSQL ``at`` seconds from now, start it again ``soak.outage`` seconds later;
-    when it went down and when it was back."""
-    await asyncio.sleep(at)
-    down = time.monotonic()
-    await asyncio.to_thread(soak.server.kill)
-    await asyncio.sleep(soak.outage)
-    up = await asyncio.to_thread(soak.server.start)
-    return down, up
+# The longest the traffic runs, whatever the outage takes: a bound, never reached in a sound run.
+TRAFFIC_BOUND_SECONDS = 600.0
+
+
+async def outage(soak: Soak, before: float, after: float, stop: asyncio.Event) -> Outage:
+    """Kill PostgreSQL ``before`` seconds from now, start it again ``soak.outage`` seconds
+    later, then let the traffic run ``after`` seconds more and stop it."""
+    try:
+        await asyncio.sleep(before)
+        down = time.monotonic()
+        killed = await asyncio.to_thread(soak.server.kill)
+        await asyncio.sleep(soak.outage)
+        starting = time.monotonic()
+        up = await asyncio.to_thread(soak.server.start)
+        await asyncio.sleep(after)
+    finally:
+        stop.set()
+    return Outage(down, up, killed - down, up - starting)
+
+
+@dataclass
+class Outage:
+    """When PostgreSQL went down and was back; how long pg_ctl took to kill and to start it."""
+
+    down: float
+    up: float
+    kill_seconds: float
+    start_seconds: float
+
+    def figures(self) -> dict[str, float]:
+        return {
+            "pg_ctl_kill_seconds": round(self.kill_seconds, 2),
+            "pg_ctl_start_seconds": round(self.start_seconds, 2),
+        }
 
 
 def require_outage(result: Result, found: dict[str, Any]) -> None:
@@ -63,14 +89,22 @@ async def postgres_killed(soak: Soak) -> Result:
     traffic = Traffic()
     async with processes.running(gateway):
         await prepare(soak.tenants, gateway.base_url)
-        seconds = soak.seconds + soak.outage
-        _, (down, up) = await asyncio.gather(
-            mixed([gateway.base_url], soak.tenants, soak.lanes, seconds, traffic),
-            outage(soak, soak.seconds / 3),
+        stop = asyncio.Event()
+        _, went = await asyncio.gather(
+            mixed(
+                [gateway.base_url],
+                soak.tenants,
+                soak.lanes,
+                TRAFFIC_BOUND_SECONDS,
+                traffic,
+                stop=stop,
+            ),
+            outage(soak, soak.seconds / 3, soak.seconds * 2 / 3, stop),
         )
         alive = gateway.process.returncode is None
-    found = outage_figures(traffic, down, up)
+    found = outage_figures(traffic, went.down, went.up)
     result.figures = {"lanes": soak.lanes, "whole": summary(traffic.outcomes), **found}
+    result.figures.update(went.figures())
     result.figures["gateway_survived"] = alive
     result.require(alive, "the gateway exited")
     require_outage(result, found)
@@ -165,7 +199,8 @@ async def gateway_sigterm(soak: Soak, result: Result) -> None:
         "after_signal_by_code": after["by_code"],
         "before_signal": summary([o for o in traffic.outcomes if o.began < signaled]),
     }
-    result.require(code == 0, f"the gateway exited {code}")
+    # uvicorn, once its graceful shutdown is done, raises the signal it caught again.
+    result.require(code in (0, -signal.SIGTERM), f"the gateway exited {code}")
     result.require(failed["requests"] == 0, f"in-flight failures: {failed['by_code']}")
     await check_ledger(soak, traffic, result)
 
@@ -256,15 +291,17 @@ async def two_of_everything(soak: Soak) -> Result:
     async with processes.running(*gateways, *workers):
         await prepare(tenants, gateways[0].base_url)
         urls = [g.base_url for g in gateways]
-        _, (down, up) = await asyncio.gather(
-            mixed(urls, tenants, soak.lanes, soak.seconds + soak.outage, traffic),
-            outage(soak, soak.seconds / 2),
+        stop = asyncio.Event()
+        _, went = await asyncio.gather(
+            mixed(urls, tenants, soak.lanes, TRAFFIC_BOUND_SECONDS, traffic, stop=stop),
+            outage(soak, soak.seconds / 2, soak.seconds / 2, stop),
         )
         await until(lambda: _queue_empty(soak.dsn), 30)
         alive = [p.name for p in (*gateways, *workers) if p.process.returncode is None]
     after = {t.ws.name: await table_hashes(soak.dsn, t.id) for t in tenants}
-    found = outage_figures(traffic, down, up)
+    found = outage_figures(traffic, went.down, went.up)
     result.figures = {"lanes": soak.lanes, "whole": summary(traffic.outcomes), **found}
+    result.figures.update(went.figures())
     result.figures["alive_at_the_end"] = alive
     require_outage(result, found)
     result.require(len(alive) == 4, f"only {alive} still running")

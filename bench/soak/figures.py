@@ -31,6 +31,7 @@ def summary(outcomes: Sequence[Outcome], seconds: float | None = None) -> dict[s
         "requests": len(outcomes),
         "errors": sum(errors.values()),
         "by_code": dict(errors.most_common()),
+        "by_status": dict(Counter(str(o.status) for o in outcomes if o.code != "ok").most_common()),
         "p50_ms": ms(percentile(times, 0.50)),
         "p99_ms": ms(percentile(times, 0.99)),
         "max_ms": ms(max(times, default=0.0)),

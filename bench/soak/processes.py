@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 import httpx
+import psutil
 
 from db.pool import api_dsn
 from gateway.settings import CHECKOUT
@@ -80,6 +81,11 @@ class Process:
             await self.process.wait()
             return -9
 
+    def cpu_seconds(self) -> float:
+        """CPU time the process has used so far (user and system)."""
+        times = psutil.Process(self.pid).cpu_times()
+        return float(times.user + times.system)
+
     async def stop(self) -> int:
         self.signal(signal.SIGTERM)
         return await self.wait()
@@ -132,7 +138,7 @@ async def worker(name: str, dsn: str, log: str, **settings: str) -> Process:
     """`skillmem worker` with short timers (a late heartbeat is seen within two seconds)."""
     settings.setdefault("SKILLMEM_WORKER_POLL_SECONDS", "0.5")
     settings.setdefault("SKILLMEM_WORKER_HEARTBEAT_SECONDS", "2")
-    settings.setdefault("SKILLMEM_DREAMER_GROUP_WAIT_SECONDS", "0")
+    settings.setdefault("SKILLMEM_DREAMER_GROUP_WAIT_SECONDS", "0.2")
     return await _spawn(name, ["worker"], environment(dsn, **settings), log)
 
 

@@ -27,6 +27,8 @@ from bench.soak.tenants import Tenant
 
 REQUEST_TIMEOUT = 30.0
 MAX_REQUESTS_PER_LANE = 200_000
+# Lane numbers are unique in the process: no two lanes of a run write the same path or id.
+LANE_NUMBERS = itertools.count(1)
 CODE = re.compile(rb'"code"\s*:\s*"([A-Z_]+)"')
 ANTHROPIC_TYPE = re.compile(rb'"type"\s*:\s*"error"\s*,\s*"error"\s*:\s*\{\s*"type"\s*:\s*"(\w+)"')
 
@@ -53,7 +55,7 @@ class Ledger:
 
     paths: dict[UUID, set[str]] = field(default_factory=dict)
     messages: dict[UUID, set[str]] = field(default_factory=dict)
-    edits: dict[UUID, list[int]] = field(default_factory=dict)
+    edits: dict[UUID, list[str]] = field(default_factory=dict)
     unsure: Counter[str] = field(default_factory=Counter)
     leaks: int = 0
 
@@ -139,7 +141,7 @@ class Lane:
     async def edit(self) -> httpx.Response:
         content = (
             f"- Prefers short answers {self.tenant.marker} [preference]\n"
-            f"- Soak edit {self.n} {self.tenant.marker} [preference]"
+            f"- Soak edit {self.number}-{self.n} {self.tenant.marker} [preference]"
         )
         return await self.graphql(EDIT, p=self.tenant.profile_page, c=content)
 
@@ -148,7 +150,7 @@ class Lane:
         item: Any = {
             "store_write": f"/soak/{self.number}-{self.n}.md",
             "message": f"m-{self.number}-{self.n}",
-            "edit": self.n,
+            "edit": f"{self.number}-{self.n}",
         }.get(kind)
         if item is None:
             return
@@ -166,11 +168,16 @@ MIXED = ("turn", "records", "search", "mcp", "store_write", "message")
 
 
 async def run_lane(
-    lane: Lane, kinds: Sequence[str], deadline: float, traffic: Traffic, pause: float = 0.0
+    lane: Lane,
+    kinds: Sequence[str],
+    deadline: float,
+    traffic: Traffic,
+    pause: float = 0.0,
+    stop: asyncio.Event | None = None,
 ) -> None:
-    """Send ``kinds`` in turn until ``deadline``; every answer recorded."""
+    """Send ``kinds`` in turn until ``deadline`` (or ``stop``); every answer recorded."""
     for kind in itertools.islice(itertools.cycle(kinds), MAX_REQUESTS_PER_LANE):
-        if time.monotonic() >= deadline:
+        if time.monotonic() >= deadline or (stop is not None and stop.is_set()):
             return
         lane.n += 1
         send: Callable[[], Awaitable[httpx.Response]] = getattr(lane, kind)
@@ -214,25 +221,28 @@ async def mixed(
     seconds: float,
     traffic: Traffic | None = None,
     kinds: Sequence[str] = MIXED,
+    stop: asyncio.Event | None = None,
 ) -> Traffic:
     """``lanes`` clients spread over the workspaces and gateways, plus one editor per
-    workspace, for ``seconds``."""
+    workspace, for ``seconds`` (or until ``stop`` is set)."""
     traffic = traffic or Traffic()
     clients = [client_for(url, lanes + len(tenants)) for url in base_urls]
     deadline = time.monotonic() + seconds
     tasks = []
-    for number in range(lanes):
-        tenant = tenants[number % len(tenants)]
+    for index in range(lanes):
+        number = next(LANE_NUMBERS)
+        tenant = tenants[index % len(tenants)]
         others = [t for t in tenants if t is not tenant]
-        client = clients[(number // len(tenants)) % len(clients)]
+        client = clients[(index // len(tenants)) % len(clients)]
         lane = Lane(number, tenant, client, others)
         # Each lane starts at another kind, so the mix is even from the first second.
-        start = number % len(kinds)
-        tasks.append(run_lane(lane, [*kinds[start:], *kinds[:start]], deadline, traffic))
+        start = index % len(kinds)
+        cycle = [*kinds[start:], *kinds[:start]]
+        tasks.append(run_lane(lane, cycle, deadline, traffic, stop=stop))
     for index, tenant in enumerate(tenants):
         others = [t for t in tenants if t is not tenant]
-        editor = Lane(1000 + index, tenant, clients[index % len(clients)], others)
-        tasks.append(run_lane(editor, ["edit"], deadline, traffic, pause=0.05))
+        editor = Lane(next(LANE_NUMBERS), tenant, clients[index % len(clients)], others)
+        tasks.append(run_lane(editor, ["edit"], deadline, traffic, pause=0.05, stop=stop))
     try:
         await asyncio.gather(*tasks)
     finally:
