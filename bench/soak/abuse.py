@@ -7,7 +7,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Sequence
+from collections.abc import Coroutine
+from typing import Any
 
 import httpx
 import websockets
@@ -110,9 +111,9 @@ async def abuse(
 ) -> None:
     """``lanes`` of bad bodies, one slow body and ``lanes`` websocket flooders for ``seconds``."""
     deadline = time.monotonic() + seconds
-    tasks: Sequence[object] = [
+    tasks: list[Coroutine[Any, Any, None]] = [
         *(bodies(base_url, token, deadline, traffic, 0.02) for _ in range(lanes)),
         slow_body(port, token, deadline, traffic),
         *(websocket_flood(port, deadline, traffic, 0.02) for _ in range(lanes)),
     ]
-    await asyncio.gather(*tasks)  # type: ignore[arg-type]
+    await asyncio.gather(*tasks)

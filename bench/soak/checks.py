@@ -16,8 +16,10 @@ from bench.soak.traffic import Ledger
 from db.pool import api_dsn, begin_workspace, connect
 from resolvers.common import ids
 
-# The tables the workload writes (and the Dreamer's passes over its messages).
+# The tables the workload writes (and the Dreamer's passes over its messages); a memory store
+# is a record, made once by the run and touched by its memories' writes.
 WRITTEN = {
+    "memory_stores",
     "store_memories",
     "store_memory_versions",
     "conversations",
@@ -144,6 +146,7 @@ async def cross_visible(dsn: str, reader: UUID, others: Sequence[UUID]) -> dict[
                     async with conn.transaction():
                         query = COUNT_ROWS.replace("TABLE", table)
                         row = await conn.fetchrow(query, list(others), reader)
+                        assert row is not None
                 except asyncpg.InsufficientPrivilegeError:
                     continue
                 own += int(row["own"])

@@ -139,6 +139,7 @@ async def queue_state(dsn: str) -> tuple[int, int]:
             "SELECT count(*) FILTER (WHERE status = 'picked') AS picked,"
             " count(*) FILTER (WHERE status = 'queued') AS queued FROM pgqueuer"
         )
+        assert row is not None
     finally:
         await conn.close()
     return int(row["picked"]), int(row["queued"])
@@ -316,6 +317,12 @@ async def two_of_everything(soak: Soak) -> Result:
     result.figures["writes"] = writes
     result.lost, result.doubled = total(writes, "lost"), total(writes, "doubled")
     result.require(result.lost == 0 and result.doubled == 0, f"writes: {writes}")
+    hashes_differ = [n for n, w in writes.items() if w["expected_hash"] != w["stored_hash"]]
+    result.figures["writes_unsure"] = dict(traffic.ledger.unsure)
+    result.require(
+        not hashes_differ or bool(traffic.ledger.unsure),
+        f"stored rows differ from the acknowledged writes in {hashes_differ}",
+    )
     return result
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import time
 
-from bench.soak import abuse, processes
+from bench.soak import processes, side
 from bench.soak.checks import ledger_check, total
 from bench.soak.common import Result, Soak, probe_health
 from bench.soak.figures import ratio, summary
+from bench.soak.side import side_setup
 from bench.soak.traffic import Ledger, Traffic, mixed, prepare
 
 SLICES = 4
@@ -82,13 +83,15 @@ async def exhaustion(soak: Soak) -> Result:
         )
         cpu += [gateway.cpu_seconds(), time.monotonic()]
         deadline = time.monotonic() + soak.seconds
-        await asyncio.gather(
+        setup = side_setup(heavy, gateway, soak.seconds, lanes=HEAVY_LANES, slow_bodies=8)
+        _, _, pressed = await asyncio.gather(
             mixed([gateway.base_url], [normal], 2, soak.seconds, loaded),
             probe_health(gateway.base_url, deadline, loaded),
-            mixed([gateway.base_url], [heavy], HEAVY_LANES, soak.seconds, loaded, HEAVY),
-            *(abuse.slow_body(gateway.port or 0, heavy.token, deadline, loaded) for _ in range(8)),
+            side.run_side("heavy", setup),
         )
         cpu += [gateway.cpu_seconds(), time.monotonic()]
+    loaded.outcomes += pressed.outcomes
+    loaded.ledger = _merged(loaded, pressed)
     named = normal.ws.name
     health_base = summary([o for o in base.outcomes if o.kind == "healthz"])
     health = summary([o for o in loaded.outcomes if o.kind == "healthz"])
@@ -151,10 +154,12 @@ async def abused(soak: Soak) -> Result:
         await prepare(soak.tenants, gateway.base_url)
         for _ in range(2):
             await mixed([gateway.base_url], [tenant], soak.lanes, span, quiet)
-            await asyncio.gather(
+            setup = side_setup(tenant, gateway, span)
+            _, bad = await asyncio.gather(
                 mixed([gateway.base_url], [tenant], soak.lanes, span, noisy),
-                abuse.abuse(gateway.base_url, gateway.port or 0, tenant.token, span, noisy),
+                side.run_side("abuse", setup),
             )
+            noisy.outcomes += bad.outcomes
     normal_quiet = summary(quiet.outcomes)
     normal_noisy = summary([o for o in noisy.outcomes if not o.kind.startswith("abuse:")])
     refusals = {

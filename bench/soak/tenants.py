@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
+from typing import cast
 from uuid import UUID
 
 import asyncpg
@@ -41,7 +42,8 @@ async def make_tenant(owner: asyncpg.Pool, name: str) -> Tenant:
     marker = f"soak{uuid.uuid4().hex[:12]}"
     ws = await make_workspace(owner, name)
     acme = await company(owner, ws, "Acme")
-    async with owner.acquire() as conn, conn.transaction():
+    async with owner.acquire() as proxy, proxy.transaction():
+        conn = cast(asyncpg.Connection, proxy)
         await begin_workspace(conn, ws.id)
         page = await system.create_page(
             conn,
