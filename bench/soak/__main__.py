@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import shlex
 import sys
 import tempfile
@@ -61,6 +62,8 @@ async def soak(args: argparse.Namespace) -> int:
             started = time.monotonic()
             print(f"== {name}", flush=True)
             result = await SCENARIOS[name](run)
+            # The machine's load as the scenario ended: other sessions may share it.
+            result.figures["machine_load_average"] = [round(x, 2) for x in os.getloadavg()]
             verdict = "pass" if result.passed else "FAIL " + "; ".join(result.failures)
             print(json.dumps(result.figures, indent=1, ensure_ascii=False), flush=True)
             print(f"== {name}: {verdict} ({time.monotonic() - started:.0f} s)", flush=True)

@@ -13,7 +13,7 @@ import httpx
 
 from bench.soak.postgres import Postgres
 from bench.soak.tenants import Tenant
-from bench.soak.traffic import Outcome, Traffic, classify
+from bench.soak.traffic import Ledger, Outcome, Traffic, classify
 
 # What a client may be answered while PostgreSQL is away: our code, or the Anthropic SDK's error
 # type for it (api_error, 503) on the SDK's routes.
@@ -32,6 +32,11 @@ class Soak:
     seconds: float
     lanes: int
     outage: float
+    # Every write of the run so far: the database holds them all, whichever scenario made them.
+    ledger: Ledger = field(default_factory=Ledger)
+
+    def record(self, traffic: Traffic) -> None:
+        self.ledger.merge(traffic.ledger)
 
     def log(self, name: str) -> str:
         return str(self.logs / f"{name}.log")

@@ -66,6 +66,15 @@ class Ledger:
         else:
             found.append(item)
 
+    def merge(self, other: Ledger) -> None:
+        """Add ``other``'s writes to these."""
+        for book in ("paths", "messages", "edits"):
+            for workspace, items in getattr(other, book).items():
+                for item in items:
+                    self.ack(book, workspace, item)
+        self.unsure.update(other.unsure)
+        self.leaks += other.leaks
+
 
 @dataclass
 class Traffic:
