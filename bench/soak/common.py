@@ -83,7 +83,11 @@ def outage_figures(traffic: Traffic, down: float, up: float) -> dict[str, Any]:
 
 
 def _outage_answer(outcome: Outcome) -> bool:
-    return outcome.code in OUTAGE_ANSWERS and outcome.status == 503
+    """DB_UNAVAILABLE, whatever the status (an MCP tool's answer is a 200 carrying it), or
+    the SDK's api_error with 503."""
+    return outcome.code == "DB_UNAVAILABLE" or (
+        outcome.code in OUTAGE_ANSWERS and outcome.status == 503
+    )
 
 
 async def probe_health(base_url: str, deadline: float, traffic: Traffic) -> None:
