@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: install run test check fmt schema bench bench-skills bench-memory bench-turns bench-dreamer \
-	bench-dreamer-mail bench-dreamer-removal bench-edge bench-data
+	bench-dreamer-mail bench-dreamer-removal bench-edge bench-data soak
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -63,3 +63,9 @@ bench-edge: $(STAMP)
 
 bench-data: $(STAMP)
 	$(BIN)/python -m bench.generate
+
+# The six fault and load tests of issue 16 (bench/soak/): real gateway and worker processes on
+# an embedded PostgreSQL of their own; writes RELIABILITY.md. About 6 minutes by default;
+# ARGS="--seconds 10 --lanes 4" for a short run, ARGS="--only steady abuse" for some of them.
+soak: $(STAMP)
+	$(BIN)/python -m bench.soak $(ARGS)
