@@ -44,6 +44,7 @@ from gateway.http.subscriptions import SubscriptionView
 from gateway.mcp.http import MCP_PATH, McpEndpoint, with_mcp
 from gateway.observe import tracing
 from gateway.settings import Settings
+from gateway.supervisor import supervising
 from gateway.worker.config import pass_settings, worker_options
 from gateway.worker.runner import Worker
 from schema.schema import schema
@@ -138,11 +139,15 @@ def lifespan_for(
             await on_ready(app.state.pool)
         try:
             async with (
+                supervising(server, settings.supervision()) as supervisor,
                 listening(request_dsn(settings, dsn)) as events,
                 background_worker(settings, dsn, request_dsn(settings, dsn)) as worker,
             ):
+                app.state.supervisor = supervisor
                 app.state.events = events
                 app.state.worker = worker
+                if supervisor is not None and worker is not None:
+                    supervisor.on_restart.append(worker.resume)
                 yield
         finally:
             await app.state.pool.close()
@@ -246,4 +251,5 @@ def create_app(
     app.state.pool = pool
     app.state.worker = None
     app.state.events = None
+    app.state.supervisor = None
     return app

@@ -10,6 +10,8 @@ from typing import Annotated, Any, Literal, Self
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from gateway import supervisor
+from gateway.supervisor import Policy as SupervisionPolicy
 from resolvers.catalog import settings as catalog_defaults
 from resolvers.catalog.settings import CatalogSettings
 from resolvers.memory.dreamer.batching import FULL_BATCH, GROUP_WAIT, QUICK_WAIT
@@ -170,6 +172,29 @@ class Settings(BaseSettings):
         "of it) is run again by another worker.",
     )
 
+    # --- the embedded PostgreSQL's supervisor (issue 16, item 1; gateway/supervisor.py) -----
+    embedded_check_seconds: float = Field(
+        default=supervisor.CHECK_INTERVAL_SECONDS,
+        gt=0,
+        description="How often a process that started the embedded server checks its "
+        "postmaster still runs.",
+    )
+    embedded_restart_attempts: int = Field(
+        default=supervisor.RESTART_ATTEMPTS,
+        ge=1,
+        description="Times a dead embedded server is started again before giving up.",
+    )
+    embedded_restart_backoff_seconds: float = Field(
+        default=supervisor.BACKOFF_SECONDS,
+        ge=0,
+        description="Seconds after the first failed restart, doubled after each next one.",
+    )
+    embedded_restart_backoff_max_seconds: float = Field(
+        default=supervisor.BACKOFF_MAX_SECONDS,
+        ge=0,
+        description="The longest wait between two restart attempts.",
+    )
+
     # --- the catalogue's outside sources (issue 15, item 2; resolvers/catalog/) ---------------
     catalog_directory_base_url: str = Field(
         default=catalog_defaults.DEFAULT_DIRECTORY_BASE_URL,
@@ -286,4 +311,13 @@ class Settings(BaseSettings):
                 "cors_origins": list(LOCAL_CORS_ORIGINS),
                 "cors_origin_regex": LOCAL_CORS_ORIGIN_REGEX,
             }
+        )
+
+    def supervision(self) -> SupervisionPolicy:
+        """How the embedded server's supervisor watches and restarts it."""
+        return SupervisionPolicy(
+            check_interval=self.embedded_check_seconds,
+            attempts=self.embedded_restart_attempts,
+            backoff=self.embedded_restart_backoff_seconds,
+            backoff_max=self.embedded_restart_backoff_max_seconds,
         )

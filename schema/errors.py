@@ -12,12 +12,16 @@ from resolvers.common.errors import Code, DomainError
 
 log = logging.getLogger("skillmem.errors")
 
-# Failures that mean the database cannot be reached or cannot serve now.
+# Failures that mean the database cannot be reached or cannot serve now. InternalClientError:
+# a pooled connection whose server died as it sent its last error ("cannot switch to state …;
+# another operation (2) is in progress": still consuming that error) fails its next statement
+# with it, before asyncpg has seen the socket close.
 DB_DOWN = (
     OSError,
     asyncpg.CannotConnectNowError,
     asyncpg.ConnectionDoesNotExistError,
     asyncpg.InterfaceError,
+    asyncpg.InternalClientError,
     asyncpg.TooManyConnectionsError,
     TimeoutError,
 )

@@ -52,6 +52,7 @@ async def work(concurrency: int | None, settings: Settings) -> int:
     from db.pool import create_pool
     from gateway.app import database_url, prepare_database, request_dsn
     from gateway.observe import logs, metrics
+    from gateway.supervisor import supervising
     from gateway.worker.config import pass_settings, worker_options
     from gateway.worker.runner import Worker
 
@@ -68,18 +69,27 @@ async def work(concurrency: int | None, settings: Settings) -> int:
         max_size=max(settings.pool_max_size, 2 * options.concurrency + 2),
     )
     worker = Worker(dsn, pool, pass_settings(settings), options)
-    task = asyncio.ensure_future(worker.run())
-    stop_on_signals(worker, task)
-    print(f"Dreamer worker running ({options.concurrency} at once); stop with Ctrl-C.", flush=True)
     try:
-        await task
-    except asyncio.CancelledError:
-        print("Dreamer worker stopped at once.", flush=True)
+        # The embedded server this process started is watched here too (gateway/supervisor.py).
+        async with supervising(server, settings.supervision()) as supervisor:
+            if supervisor is not None:
+                supervisor.on_restart.append(worker.resume)
+            await run_until_signalled(worker, options.concurrency)
     finally:
         await pool.close()
         if server is not None:
             await asyncio.to_thread(server.cleanup)
     return 0
+
+
+async def run_until_signalled(worker: Worker, concurrency: int) -> None:
+    task = asyncio.ensure_future(worker.run())
+    stop_on_signals(worker, task)
+    print(f"Dreamer worker running ({concurrency} at once); stop with Ctrl-C.", flush=True)
+    try:
+        await task
+    except asyncio.CancelledError:
+        print("Dreamer worker stopped at once.", flush=True)
 
 
 def stop_on_signals(worker: Worker, task: asyncio.Future[None]) -> None:

@@ -60,6 +60,22 @@ class StatusAnswer(BaseModel):
     status: str
 
 
+class EmbeddedAnswer(Answer):
+    """The embedded PostgreSQL as its supervisor sees it (without DATABASE_URL)."""
+
+    state: str = Field(json_schema_extra={"enum": ["running", "restarting", "failed"]})
+    restarts: int = Field(description="Times it was started again since the process started.")
+    attempt: int | None = Field(None, description="While restarting: the attempt under way.")
+    max_attempts: int | None = Field(None, description="While restarting: the attempts allowed.")
+
+
+class ReadyAnswer(BaseModel):
+    """Ready; a refusal (503 DB_UNAVAILABLE) carries ``embedded`` too."""
+
+    status: str
+    embedded: EmbeddedAnswer | None = None
+
+
 @dataclass(frozen=True)
 class Operation:
     """One documented route: its body model (or raw media types) and its answers."""
@@ -223,8 +239,9 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation(
         "get",
         "/readyz",
-        "The database answers (503 DB_UNAVAILABLE when it does not).",
-        {200: StatusAnswer},
+        "The database answers (503 DB_UNAVAILABLE when it does not, or while the embedded "
+        "server is restarting).",
+        {200: ReadyAnswer},
         public=True,
     ),
 )

@@ -83,6 +83,9 @@ class Worker:
         self.stopping = asyncio.Event()
         self.started = asyncio.Event()
         self.wake = asyncio.Event()
+        self.resumed = asyncio.Event()
+        # Times the worker started taking jobs (more than once: its database went away).
+        self.starts = 0
         self.queue_manager: QueueManager | None = None
         self.scheduler_manager: SchedulerManager | None = None
         # Memory's periodic jobs (pgqueuer cron schedules: one worker runs each at its time).
@@ -99,12 +102,32 @@ class Worker:
     async def run(self) -> None:
         """Work until ``stop``; a failing queue (the database away) is started again."""
         while not self.stopping.is_set():
+            self.resumed.clear()
             try:
                 await self.run_once()
             except Exception:
                 log.exception("the Dreamer worker failed; starting again")
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self.stopping.wait(), RESTART_DELAY.total_seconds())
+                await self.pause(RESTART_DELAY)
+
+    def resume(self) -> None:
+        """The database is back (the embedded server's supervisor restarted it): a worker
+        waiting to start again starts now, and one still on its lost connections stops them."""
+        self.resumed.set()
+        self.wake.set()
+
+    async def pause(self, delay: timedelta) -> None:
+        """Wait ``delay``, or less when stopped or resumed meanwhile."""
+        waits = [
+            asyncio.ensure_future(self.stopping.wait()),
+            asyncio.ensure_future(self.resumed.wait()),
+        ]
+        try:
+            await asyncio.wait(
+                waits, timeout=delay.total_seconds(), return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            for wait in waits:
+                wait.cancel()
 
     async def run_once(self) -> None:
         queue_pool = await asyncpg.create_pool(
@@ -178,9 +201,13 @@ class Worker:
         }
 
     async def schedule_loop(self, queries: Queries, queue_pool: asyncpg.Pool) -> None:
-        """Read the schedule every poll and whenever NOTIFY skillmem_dreamer arrives."""
+        """Read the schedule every poll and whenever NOTIFY skillmem_dreamer arrives. When
+        its connection is lost (the database went away) it fails, and with it the queue
+        (pgqueuer's own connections would wait on a dead server): the worker starts again."""
         async with queue_pool.acquire() as listener:
             await listener.add_listener(WAKE_CHANNEL, self.on_wake)
+            listener.add_termination_listener(self.on_wake)
+            self.starts += 1
             self.started.set()
             try:
                 while not self.stopping.is_set():
@@ -188,8 +215,12 @@ class Worker:
                     await self.tick(queries, queue_pool)
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self.wake.wait(), self.options.poll.total_seconds())
+                    if listener.is_closed():
+                        raise ConnectionError("the queue's connection was lost")
             finally:
-                await listener.remove_listener(WAKE_CHANNEL, self.on_wake)
+                if not listener.is_closed():
+                    listener.remove_termination_listener(self.on_wake)
+                    await listener.remove_listener(WAKE_CHANNEL, self.on_wake)
 
     def on_wake(self, *_: object) -> None:
         self.wake.set()

@@ -49,6 +49,14 @@ def serving_app(dsn: str, **more: object) -> Iterator[tuple[str, Starlette]]:
         worker=False,  # the tests' shared database: no Dreamer worker (test_worker.py has its own)
         **more,  # type: ignore[arg-type]
     )
+    with serving_settings(settings) as served:
+        yield served
+
+
+@contextmanager
+def serving_settings(settings: Settings) -> Iterator[tuple[str, Starlette]]:
+    """The app of ``settings`` under uvicorn in a thread, its lifespan run as `skillmem serve`
+    runs it (without DATABASE_URL: the embedded server of ``settings.data_dir``)."""
     app = create_app(settings)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
