@@ -7,7 +7,6 @@ branch."""
 from __future__ import annotations
 
 from datetime import date
-from typing import TypeVar
 
 import pytest
 from hypothesis import given
@@ -23,15 +22,7 @@ from resolvers.memory.grammar import (
     render,
     souvenir_problems,
 )
-from tests.fuzzing import HOSTILE_TEXT, bounded
-
-T = TypeVar("T")
-
-
-def mostly(good: st.SearchStrategy[T], bad: st.SearchStrategy[T]) -> st.SearchStrategy[T]:
-    """``good`` four times in five: a near-souvenir gets past the first checks."""
-    return st.sampled_from([good, good, good, good, bad]).flatmap(lambda chosen: chosen)
-
+from tests.fuzzing import HOSTILE_TEXT, bounded, mostly
 
 # The calendar's edges weigh as much as any other day; a contexte, whose review date is
 # computed from its day, weighs as much as the other types together.
