@@ -1,9 +1,9 @@
 """The MCP tools fuzzed over /mcp (the app under uvicorn, JSON-RPC posted as a client posts it):
 each tool's arguments drawn by schemathesis from the input schema the tool lists, arguments
 that schema accepts and arguments it refuses, strings sometimes the workspace's real ids and
-refs; skills' resources read at any URI; as an admin, a member, an MCP client and an agent. Every answer
-is a tool result, a coded refusal (DESIGN §8, never INTERNAL) or a JSON-RPC error with its
-standard code: never a 5xx, an internal error, or a trace. Bounded and derandomized."""
+refs; skills' resources read at any URI; as an admin, a member, an MCP client and an agent.
+Every answer is a tool result, a coded refusal (DESIGN §8, never INTERNAL) or a JSON-RPC error
+with its standard code: never a 5xx, an internal error, or a trace. Bounded and derandomized."""
 
 from __future__ import annotations
 
