@@ -26,7 +26,7 @@ REF = "#/components/schemas/{model}"
 @dataclass(frozen=True)
 class Door:
     """One operation of the built document: its body's schema (or model), its query model, and
-    its path parameters (each drawn from the given values or any text)."""
+    its path parameters (any text, or one of the given real values)."""
 
     method: str
     path: str
@@ -94,11 +94,9 @@ def _operation(door: Door, known: Mapping[str, Sequence[Any]]) -> dict[str, Any]
             "name": name,
             "in": "path",
             "required": True,
-            "schema": {"anyOf": [{"enum": list(values)}, {"type": "string", "minLength": 1}]}
-            if values
-            else {"type": "string", "minLength": 1},
+            "schema": {"type": "string", "minLength": 1},
         }
-        for name, values in door.path_values.items()
+        for name in door.path_values
     ]
     if door.query is not None:
         parameters += _query(door.query)
@@ -137,16 +135,23 @@ def operations(doors: Sequence[Door], known: Mapping[str, Sequence[Any]]) -> lis
     return [found[door.label] for door in doors]
 
 
-def cases(operation: Any, examples: Sequence[Any] = ()) -> st.SearchStrategy[Any]:
-    """Inputs the document accepts and inputs it refuses, alike, and as often one of
-    ``examples`` (bodies that reach the code behind the checks: a real id, a real line)."""
+def cases(operation: Any, door: Door, examples: Sequence[Any] = ()) -> st.SearchStrategy[Any]:
+    """Inputs the document accepts and inputs it refuses, alike, and as often inputs that reach
+    the code behind the checks: the door's real path ids, and one of ``examples`` as the body
+    (a body the model accepts, with real ids) when there are some."""
     drawn = [
         operation.as_strategy(generation_mode=GenerationMode.POSITIVE),
         operation.as_strategy(generation_mode=GenerationMode.NEGATIVE),
     ]
-    if examples:
+    if examples or door.path_values:
+        real = st.fixed_dictionaries(
+            {name: st.sampled_from(list(values)) for name, values in door.path_values.items()}
+        )
+        bodies = st.sampled_from([{"body": b} for b in examples]) if examples else st.just({})
         drawn.append(
-            st.sampled_from(list(examples)).flatmap(lambda b: operation.as_strategy(body=b))
+            st.tuples(real, bodies).flatmap(
+                lambda chosen: operation.as_strategy(path_parameters=chosen[0], **chosen[1])
+            )
         )
     return st.one_of(drawn)
 

@@ -126,7 +126,7 @@ def test_no_tool_call_or_resource_read_answers_an_uncoded_error(dsn, fuzzed):
                 ):
                     succeeded.add(name)
 
-            strategy = st.tuples(cases(operation, accepted[name]), st.sampled_from(TOKENS))
+            strategy = st.tuples(cases(operation, door, accepted[name]), st.sampled_from(TOKENS))
             collect(EXAMPLES_PER_TOOL, strategy, call)
 
         def read(drawn: tuple[str, str]) -> None:
