@@ -24,7 +24,10 @@ from gateway.app import create_app
 from gateway.settings import Settings
 from resolvers.common import clock
 from tests.factories import Workspace, logging_pool, make_workspace
+from tests.fuzzing import load_profile
 from tests.gateway.server import NO_OUTSIDE
+
+load_profile()  # hypothesis's settings: derandomized unless HYPOTHESIS_PROFILE says otherwise
 
 
 def with_database(dsn: str, name: str) -> str:

@@ -22,6 +22,8 @@ HUMAN_MARK = "✍"
 SOURCE_ARROW = " → "
 AUTHOR_DASH = " — "
 REVIEW_AFTER_MONTHS = 6
+# The last day a contexte may have: six months later is the calendar's end (9999-12-31).
+LAST_CONTEXTE_DAY = date(9999, 6, 30)
 
 # Matched whole (fullmatch): a trailing newline is never silently dropped.
 _TAIL = re.compile(
@@ -68,8 +70,9 @@ class Souvenir:
 
     @property
     def review(self) -> date | None:
-        """A contexte's review date: six months after its day, set by code."""
-        if self.type != "contexte" or self.day is None:
+        """A contexte's review date: six months after its day, set by code (none past the
+        calendar's end: such a souvenir is refused)."""
+        if self.type != "contexte" or self.day is None or self.day > LAST_CONTEXTE_DAY:
             return None
         return review_day(self.day)
 
@@ -130,7 +133,19 @@ def souvenir_problems(souvenir: Souvenir) -> list[str]:
             found.append("a record reference is @[label](record:<id>)")
     if souvenir.until is not None and souvenir.day is not None and souvenir.until < souvenir.day:
         found.append("its end date (jusqu'au) is before its day")
+    if souvenir.type == "contexte" and souvenir.day is not None:
+        found.extend(_calendar_problems(souvenir.day))
     return found
+
+
+def _calendar_problems(day: date) -> list[str]:
+    """Why a contexte of ``day`` cannot be: its review date would fall past 9999-12-31."""
+    if day <= LAST_CONTEXTE_DAY:
+        return []
+    return [
+        f"a contexte of {day} would be reviewed after {date.max}: its day is at most"
+        f" {LAST_CONTEXTE_DAY}"
+    ]
 
 
 # Unicode's control characters (Cc: C0, DEL, C1) and lone surrogates (Cs).
@@ -245,6 +260,8 @@ def _review_problems(text: str | None, type_: str, day: date | None, by_person: 
     review = _date(text, "review date (revoir)", reasons)
     if type_ != "contexte" and text is not None:
         reasons.append("only a contexte carries a review date (revoir)")
+    elif type_ == "contexte" and day is not None and (late := _calendar_problems(day)):
+        reasons.extend(late)
     elif type_ == "contexte" and day is not None and not by_person:
         expected = review_day(day)
         if review != expected:
