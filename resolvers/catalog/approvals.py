@@ -150,7 +150,7 @@ async def approval(conn: asyncpg.Connection, principal: Principal, global_id: st
     local = ids.decode(global_id, ID_TYPE, principal.workspace_id)
     found = await approvals(conn, principal, None, 1, local)
     if not found:
-        raise not_found("approval")
+        raise not_found("catalog approval")
     return found[0]
 
 
@@ -171,7 +171,7 @@ async def decide(
     now = clock.now()
     row = await approvals_db.approval_for_update(conn, local, principal.person_id, now)
     if row is None:
-        raise not_found("approval")
+        raise not_found("catalog approval")
     if row.status == "expired":
         message = EXPIRED.format(at=row.expires_at.isoformat())
         raise DomainError(Code.MEMORY_PRECONDITION_FAILED, message)

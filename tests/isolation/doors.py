@@ -62,6 +62,8 @@ SLOT_KINDS = {
     ("Mutation.deleteMeeting", "id"): "Meeting",
     ("Mutation.setAgentSkills", "id"): "Agent",
     ("Query.memoryProfile", "id"): "Member",
+    ("Query.approval", "id"): "CatalogApproval",
+    ("Mutation.decideApproval", "id"): "CatalogApproval",
     ("mcp tool trash_record", "id"): "Record",
     ("mcp tool write_records", "records"): "Record",
 }
@@ -325,4 +327,10 @@ def mcp_slots() -> list[Slot]:
 
 
 # What each kind a `read` reference starts with names.
-REF_SLOT_KINDS = {"memory": "MemoryPage", "record": "Record", "skill": "SkillName"}
+REF_SLOT_KINDS = {
+    "memory": "MemoryPage",
+    "record": "Record",
+    "skill": "SkillName",
+    "approval": "CatalogApproval",
+    "catalog": "-",  # a source outside (shipped:<name>, owner/repo): no workspace's thing
+}

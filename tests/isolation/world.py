@@ -18,7 +18,10 @@ import httpx
 
 from db import identity
 from db.pool import begin_workspace
+from resolvers.catalog import approvals
+from resolvers.catalog.settings import CatalogSettings
 from resolvers.common import ids
+from resolvers.common.principals import issue_token, principal_for_token
 from tests.factories import (
     Workspace,
     agent_id,
@@ -160,7 +163,23 @@ async def holdings(
     name = f"sweep-{ws.name.lower()}-{who}{tag}"
     await skill_holdings(api, made, visibility.upper(), name)
     await conversation_holdings(pool, api, made, who, name)
+    made["CatalogApproval"] = await approval_holding(pool, ws, who)
     return made
+
+
+async def approval_holding(pool: asyncpg.Pool, ws: Workspace, who: str) -> Thing:
+    """A community search the workspace's agent asked of ``who`` (an approval only ``who``
+    sees and decides; deciding it asks no server: the tests' directory is closed)."""
+    async with pool.acquire() as conn, conn.transaction():
+        await begin_workspace(conn, ws.id)
+        agent = await agent_id(pool, ws)
+        token = await issue_token(
+            conn, "agent", member_id=ws.members[who], agent_id=agent, purpose="test"
+        )
+        principal = await principal_for_token(conn, token)
+        assert principal is not None
+        row = await approvals.ask_search(conn, principal, CatalogSettings(), "xlsx reports")
+    return Thing("CatalogApproval", ws.id, row.id)
 
 
 async def store_holdings(api: Api, made: dict[str, Thing], visibility: str) -> None:
