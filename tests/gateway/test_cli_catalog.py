@@ -78,4 +78,4 @@ async def test_an_unavailable_directory_is_said_and_an_agent_refused(
     assert agent.returncode != 0
     assert "Traceback" not in agent.stderr
     assert agent.stderr.startswith("skillmem: FORBIDDEN: ")
-    assert "a person must search" in agent.stderr.splitlines()[0]
+    assert "requestCatalogSearch" in agent.stderr.splitlines()[0]

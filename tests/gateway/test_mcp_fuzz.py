@@ -63,6 +63,7 @@ def examples(found: Scene) -> dict[str, list[dict[str, Any]]]:
         "turn_context": [{"message": known(found)["message"][0], "attachedRecordId": found.acme}],
         "write_records": [{"records": lines} for lines in known(found)["records"]],
         "trash_record": [{"id": found.acme}],
+        "copy": [{"from": "catalog:shipped:skillmem-move-skills"}],
     }
 
 
