@@ -1,10 +1,13 @@
-"""Guards on incoming documents: depth, aliases (validation rules) and tokens (the parser)."""
+"""Guards on incoming documents that need no schema: tokens and length (the parser), depth and
+aliases (``limit_errors``, on the parsed document before graphql-core's validation, so that an
+abusive document is refused without paying for the standard rules)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from graphql import (
+    DocumentNode,
     FieldNode,
     FragmentDefinitionNode,
     FragmentSpreadNode,
@@ -12,34 +15,37 @@ from graphql import (
     InlineFragmentNode,
     OperationDefinitionNode,
     SelectionSetNode,
-    ValidationContext,
-    ValidationRule,
 )
 
+# As graphql-core's validate: at most this many errors, then one saying the rest were not sought.
+MAX_ERRORS = 100
+TOO_MANY = "Too many validation errors, error limit reached. Validation aborted."
 
-def depth_limit_rule(max_depth: int) -> type[ValidationRule]:
-    """A rule refusing operations nested deeper than ``max_depth`` fields."""
 
-    class DepthLimit(ValidationRule):
-        def enter_operation_definition(self, node: OperationDefinitionNode, *_: Any) -> None:
-            fragments = {
-                f.name.value: f
-                for f in self.context.document.definitions
-                if isinstance(f, FragmentDefinitionNode)
-            }
-            depth = _height(node.selection_set, fragments, {}, set())
-            if depth > max_depth:
-                name = node.name.value if node.name else "anonymous"
-                self.report_error(
-                    GraphQLError(
-                        f"Operation '{name}' is {depth} levels deep;"
-                        f" the depth limit is {max_depth}.",
-                        node,
-                        extensions={"limit": "depth"},
-                    )
-                )
-
-    return DepthLimit
+def limit_errors(document: DocumentNode, max_depth: int, max_aliases: int) -> list[GraphQLError]:
+    """The document's depth and alias errors, in the order validation used to report them: one
+    per operation deeper than ``max_depth`` fields, in document order, then the alias count.
+    Only the parsed document is read. May raise RecursionError on fragments nested past the
+    interpreter's limit (graphql-core's validate then reports the document as it always has)."""
+    fragments = {
+        d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
+    }
+    errors: list[GraphQLError] = []
+    for definition in document.definitions:
+        if not isinstance(definition, OperationDefinitionNode):
+            continue
+        depth = _height(definition.selection_set, fragments, {}, set())
+        if depth > max_depth:
+            name = definition.name.value if definition.name else "anonymous"
+            message = f"Operation '{name}' is {depth} levels deep; the depth limit is {max_depth}."
+            errors.append(GraphQLError(message, definition, extensions={"limit": "depth"}))
+    aliases = _aliases(document)
+    if aliases > max_aliases:
+        message = f"The document has {aliases} aliases; the alias limit is {max_aliases}."
+        errors.append(GraphQLError(message, extensions={"limit": "aliases"}))
+    if len(errors) > MAX_ERRORS:
+        return [*errors[:MAX_ERRORS], GraphQLError(TOO_MANY)]
+    return errors
 
 
 def _height(
@@ -73,25 +79,20 @@ def _height(
     return deepest
 
 
-def alias_limit_rule(max_aliases: int) -> type[ValidationRule]:
-    """A rule refusing documents with more than ``max_aliases`` aliased fields."""
-
-    class AliasLimit(ValidationRule):
-        def __init__(self, context: ValidationContext) -> None:
-            super().__init__(context)
-            self.count = 0
-
-        def enter_field(self, node: FieldNode, *_: Any) -> None:
-            if node.alias is not None:
-                self.count += 1
-
-        def leave_document(self, node: Any, *_: Any) -> None:
-            if self.count > max_aliases:
-                self.report_error(
-                    GraphQLError(
-                        f"The document has {self.count} aliases; the alias limit is {max_aliases}.",
-                        extensions={"limit": "aliases"},
-                    )
-                )
-
-    return AliasLimit
+def _aliases(document: DocumentNode) -> int:
+    """How many aliased fields the document's text holds (each fragment counted once, however
+    often it is spread). Walked without recursion."""
+    count = 0
+    pending: list[SelectionSetNode] = [
+        d.selection_set
+        for d in document.definitions
+        if isinstance(d, OperationDefinitionNode | FragmentDefinitionNode)
+    ]
+    while pending:
+        for selection in pending.pop().selections:
+            if isinstance(selection, FieldNode) and selection.alias is not None:
+                count += 1
+            nested = getattr(selection, "selection_set", None)
+            if nested is not None:
+                pending.append(nested)
+    return count

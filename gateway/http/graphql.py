@@ -39,7 +39,7 @@ from gateway.settings import Settings
 from resolvers.common.errors import Code
 from schema.context import Context
 from schema.errors import error_body, format_error
-from schema.limits import alias_limit_rule, depth_limit_rule
+from schema.limits import limit_errors
 
 log = logging.getLogger("skillmem.graphql")
 
@@ -74,11 +74,9 @@ class DocumentCache:
         self.schema = schema
         self.size = settings.document_cache_size
         self.max_tokens = settings.max_tokens
-        self.rules = [
-            *specified_rules,
-            depth_limit_rule(settings.max_depth),
-            alias_limit_rule(settings.max_aliases),
-        ]
+        self.max_depth = settings.max_depth
+        self.max_aliases = settings.max_aliases
+        self.rules = list(specified_rules)
         if not settings.introspection:
             self.rules.append(NoSchemaIntrospectionCustomRule)
         self.entries: OrderedDict[str, Prepared] = OrderedDict()
@@ -98,6 +96,9 @@ class DocumentCache:
         return found
 
     def _prepare(self, query: str) -> Prepared:
+        """Parse (the token and length limits), then the depth and alias limits on the parsed
+        document, and only then graphql-core's validation: an abusive document is refused
+        without paying for the standard rules."""
         try:
             document = parse(
                 query, max_lexical_tokens=self.max_tokens, max_source_length=MAX_SOURCE_LENGTH
@@ -112,7 +113,12 @@ class DocumentCache:
             return Prepared(
                 None, (format_error(error, "", request_code=Code.GRAPHQL_PARSE_FAILED),)
             )
-        errors = validate(self.schema, document, self.rules, hide_suggestions=True)
+        try:
+            errors = limit_errors(document, self.max_depth, self.max_aliases)
+        except RecursionError:
+            errors = []  # validate aborts such a document, as it always has
+        if not errors:
+            errors = validate(self.schema, document, self.rules, hide_suggestions=True)
         if errors:
             formatted = tuple(
                 format_error(e, "", request_code=Code.GRAPHQL_VALIDATION_FAILED) for e in errors

@@ -22,6 +22,7 @@ from gql.transport.websockets import WebsocketsTransport
 from starlette.applications import Starlette
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
+import gateway.http.graphql as graphql_http
 from db import identity
 from db.pool import begin_workspace
 from resolvers.common.principals import issue_token
@@ -324,3 +325,34 @@ async def test_subscriptions_are_not_served_over_http(client, ws):
     assert answer.status_code == 400
     assert codes(answer) == ["GRAPHQL_VALIDATION_FAILED"]
     assert "WebSocket" in answer.json()["errors"][0]["message"]
+
+
+async def test_a_subscription_over_a_limit_is_refused_unvalidated(
+    ws, server, settings, monkeypatch
+):
+    """The WebSocket path refuses a document over a limit before graphql-core's validation, as
+    HTTP does (the server runs in this process: the spy sees its calls)."""
+    validated: list[object] = []
+    real = graphql_http.validate
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        validated.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(graphql_http, "validate", counting)
+    base_url, _ = server
+    limit = settings.max_aliases  # the served app's too: both are the default settings
+    fields = " ".join(f"a{i}: pageId" for i in range(limit + 1))
+    init = {"authorization": f"Bearer {ws.tokens['member']}"}
+    async with Client(transport=transport(base_url, init)) as session:
+        with pytest.raises(TransportQueryError) as refused:
+            document = gql(f"subscription {{ memoryUpdated {{ {fields} }} }}")
+            async for _ in session.subscribe(document):
+                pass
+    assert refused.value.errors == [
+        {
+            "message": f"The document has {limit + 1} aliases; the alias limit is {limit}.",
+            "extensions": {"limit": "aliases", "code": "GRAPHQL_VALIDATION_FAILED"},
+        }
+    ]
+    assert validated == []
