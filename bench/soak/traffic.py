@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import re
 import time
 from collections import Counter
@@ -27,8 +28,11 @@ from bench.soak.tenants import Tenant
 
 REQUEST_TIMEOUT = 30.0
 MAX_REQUESTS_PER_LANE = 200_000
-# Lane numbers are unique in the process: no two lanes of a run write the same path or id.
-LANE_NUMBERS = itertools.count(1)
+# Lane numbers are unique in the run: no two lanes write the same path or id, even lanes of
+# different processes (the heavy and abusive clients run in one of their own, side.py): each
+# process numbers from its pid's own block.
+LANES_PER_PROCESS = 100_000
+LANE_NUMBERS = itertools.count(os.getpid() * LANES_PER_PROCESS + 1)
 CODE = re.compile(rb'"code"\s*:\s*"([A-Z_]+)"')
 ANTHROPIC_TYPE = re.compile(rb'"type"\s*:\s*"error"\s*,\s*"error"\s*:\s*\{\s*"type"\s*:\s*"(\w+)"')
 
