@@ -5,7 +5,8 @@ own document cache (gateway/http/graphql.py), in this process, no database and n
 cache is emptied before each call, so every call parses and validates. It prints, for each
 document, its outcome (passed, or the limit that refused it) and the median and the slowest
 of N calls in milliseconds. With --no-gc the garbage collector is off while it measures (the
-slowest calls otherwise hold a full collection, whatever the document).
+slowest calls otherwise hold a full collection, whatever the document); with --freeze the heap
+is settled first, as `skillmem serve` does once started (gateway/heap.py).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import time
 from graphql import Source
 from graphql.language import Lexer, TokenKind
 
+from gateway import heap
 from gateway.http.graphql import DocumentCache
 from gateway.settings import Settings
 from schema.schema import schema
@@ -89,12 +91,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=50)
     parser.add_argument("--no-gc", action="store_true", help="the garbage collector off")
+    parser.add_argument(
+        "--freeze", action="store_true", help="the heap settled first, as `serve` does"
+    )
     args = parser.parse_args()
     if args.no_gc:
         gc.disable()
     settings = Settings(database_url=None)
     cache = DocumentCache(schema._schema, settings)
-    collector = "off" if args.no_gc else "on"
+    if args.freeze:
+        heap.settle()
+    collector = "off" if args.no_gc else "on, heap settled" if args.freeze else "on"
     python = sys.version.split()[0]
     print(f"python {python}, {platform.machine()}, repeats {args.repeats}, gc {collector}")
     print(f"{'document':42} {'median ms':>10} {'max ms':>8}  outcome")

@@ -21,6 +21,7 @@ from db.embedded import start_embedded
 from db.events import Listener
 from db.migrate import apply_migrations
 from db.pool import api_dsn, connect, create_pool
+from gateway import heap
 from gateway.anthropic import dreams, memory_stores
 from gateway.anthropic import skills as anthropic_skills
 from gateway.http import (
@@ -148,6 +149,7 @@ def lifespan_for(
                 app.state.worker = worker
                 if supervisor is not None and worker is not None:
                     supervisor.on_restart.append(worker.resume)
+                heap.settle()  # after everything long-lived exists, before any request
                 yield
         finally:
             await app.state.pool.close()
