@@ -4,14 +4,14 @@
 -- pages) cost a lookup per match and a sort of them all (about 300 ms).
 --
 -- Now the reading rules are checked lazily, match by match, in the order the candidates come,
--- until p_limit readable souvenirs are found (the LIMIT stops the lookups; a page is looked up
--- once, memoized). They still apply before any cap: a souvenir the caller may not read is
+-- until p_limit readable souvenirs are found (the LIMIT stops the lookups; the planner may
+-- memoize them by page). They still apply before any cap: a souvenir the caller may not read is
 -- skipped, never counted, whatever order the matches come in. The candidates:
--- - at most 5,000 souvenirs match (every ordinary search): all of them, ranked and ordered
+-- - at most 2,500 souvenirs match (every ordinary search): all of them, ranked and ordered
 --   first from the line alone (rank DESC, page_id, position), so the result is the best
 --   p_limit readable ones, the same rows as before;
 -- - more match (a common word): the matches in the index's order (storage order), unranked,
---   the first 5,000 read once; the first p_limit readable ones are ranked. They are not the best
+--   the first 2,501 read once; the first p_limit readable ones are ranked. They are not the best
 --   of all the matches (the caller's search says capped: its total is a lower bound), and a
 --   search no longer reads or ranks every match.
 CREATE OR REPLACE FUNCTION memory_line_matches(p_query tsquery, p_readable uuid[],
@@ -22,21 +22,21 @@ LANGUAGE sql STABLE SECURITY DEFINER ROWS 50
 SET search_path = public, pg_temp
 AS $$
     WITH head AS MATERIALIZED (
-        -- The first 5,001 matches in the index's order, ranked.
+        -- The first 2,501 matches in the index's order, ranked.
         SELECT l.page_id, l.key, l.text, l.type, l.day, l.position,
                ts_rank(l.search_vector, p_query) AS rank
           FROM memory_lines l
          WHERE l.workspace_id = app_workspace_id() AND l.kind = 'souvenir'
            AND l.search_vector @@ p_query
-         LIMIT 5001
+         LIMIT 2501
     ),
-    common AS MATERIALIZED (SELECT count(*) > 5000 AS yes FROM head),
+    common AS MATERIALIZED (SELECT count(*) > 2500 AS yes FROM head),
     candidates AS (
-        -- At most 5,000 matches: all of them, best first.
+        -- At most 2,500 matches: all of them, best first.
         SELECT * FROM (SELECT h.* FROM head h WHERE NOT (SELECT yes FROM common)
                         ORDER BY h.rank DESC, h.page_id, h.position OFFSET 0) ranked
         UNION ALL
-        -- More: in the index's order, the first 5,000 as read above, then the rest (read only
+        -- More: in the index's order, the first 2,501 as read above, then the rest (read only
         -- when those hold fewer than p_limit the caller may read).
         SELECT * FROM (SELECT h.* FROM head h WHERE (SELECT yes FROM common) OFFSET 0) first
         UNION ALL
@@ -46,7 +46,7 @@ AS $$
                         WHERE (SELECT yes FROM common)
                           AND l.workspace_id = app_workspace_id() AND l.kind = 'souvenir'
                           AND l.search_vector @@ p_query
-                       OFFSET 5001) rest
+                       OFFSET 2501) rest
     ),
     kept AS (
         SELECT m.* FROM candidates m

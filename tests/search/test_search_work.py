@@ -67,10 +67,10 @@ async def test_unreadable_best_matches_are_skipped_in_rank_order_before_the_cut(
     ]
 
 
-async def test_past_5000_matches_unreadable_ones_still_never_crowd_out_readable_ones(
+async def test_past_2500_matches_unreadable_ones_still_never_crowd_out_readable_ones(
     api_pool, pool, client, ws
 ):
-    """More than 5,000 matches: candidates come in the index's order, unranked, and the rules
+    """More than 2,500 matches: candidates come in the index's order, unranked, and the rules
     are checked on them in that order; a reader of the company page alone still finds it
     (written last, after 5,100 matches on Member's private deal), and Member's search says
     it is capped."""
