@@ -15,7 +15,8 @@ Q = queries("search")
 # A search counts pages among at most this many readable matching souvenirs, and `total` is
 # then a lower bound: the best ranked when at most 2,500 souvenirs match; past that (a common
 # word), the first readable ones in the index's order, ranked (memory_line_matches, migration
-# 0033), so that a word found everywhere stays fast.
+# 0033), so that a word found everywhere stays fast. The hits are the best of every readable
+# match unless capped.
 MEMORY_CANDIDATES = 2_000
 
 
