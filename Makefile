@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test check fmt schema bench bench-skills bench-memory bench-turns bench-dreamer \
+.PHONY: install run test check fmt schema bench bench-skills bench-memory bench-turns bench-search bench-dreamer \
 	bench-dreamer-mail bench-dreamer-removal bench-edge bench-data soak
 
 $(STAMP): pyproject.toml
@@ -44,6 +44,10 @@ bench-memory: $(STAMP)
 
 bench-turns: $(STAMP)
 	$(BIN)/python -m bench.turns
+
+# The memory search before issue 17 and now, in the same run, on the bench workspace.
+bench-search: $(STAMP)
+	$(BIN)/python -m bench.search $(ARGS)
 
 bench-dreamer: $(STAMP)
 	$(BIN)/python -m bench.dreamer

@@ -12,8 +12,11 @@ import asyncpg
 from db.sql import queries
 
 Q = queries("search")
-# A search counts pages among at most this many readable matching souvenirs (the best ranked):
-# a word found everywhere stays fast, and `total` is then a lower bound.
+# A search counts pages among at most this many readable matching souvenirs, and `total` is
+# then a lower bound: the best ranked when at most 2,500 souvenirs match; past that (a common
+# word), the first readable ones in the index's order, ranked (memory_line_matches, migration
+# 0033), so that a word found everywhere stays fast. The hits are the best of every readable
+# match unless capped.
 MEMORY_CANDIDATES = 2_000
 
 
@@ -63,7 +66,7 @@ async def search_memory(
     first: int,
     agent: UUID | None = None,
 ) -> list[MemoryHit]:
-    """Readable memory pages holding every word of ``text``, best first (counted among the best
+    """Readable memory pages holding every word of ``text``, best first (counted among
     MEMORY_CANDIDATES readable souvenirs); none for an ``agent`` with memory off."""
     rows = await conn.fetch(
         Q["search_memory"], text, readable, person, first, MEMORY_CANDIDATES, agent

@@ -2,7 +2,8 @@
 -- Memory pages whose souvenirs hold the words of $1, best souvenir per page, among the pages the
 -- caller may read ($2 readable objects, $3 person): ranked, $4 at most, with how many pages
 -- match among the best $5 readable souvenirs (memory_line_matches, through the index); none
--- when the caller is an agent ($6) with memory off (agent_memory_on).
+-- when the caller is an agent ($6) with memory off (agent_memory_on). Pages are counted before
+-- the cut, and only the $4 kept are joined to their page and name.
 WITH matches AS (
     SELECT * FROM memory_line_matches(search_query($1), $2, $3, $5)
      WHERE agent_memory_on($6::uuid)
@@ -11,14 +12,19 @@ hits AS (
     SELECT DISTINCT ON (l.page_id) l.page_id, l.key, l.text, l.type, l.day, l.rank
       FROM matches l
      ORDER BY l.page_id, l.rank DESC, l.position
+),
+best AS (
+    SELECT h.*, count(*) OVER () AS total
+      FROM hits h
+     ORDER BY h.rank DESC, h.page_id
+     LIMIT $4
 )
 SELECT h.page_id, mr.label AS name, p.about_kind, p.subject_id, h.key, h.text, h.type, h.day,
-       h.rank, count(*) OVER () AS total, (SELECT count(*) FROM matches) AS matched
-  FROM hits h
+       h.rank, h.total, (SELECT count(*) FROM matches) AS matched
+  FROM best h
   JOIN memory_pages p ON p.workspace_id = app_workspace_id() AND p.id = h.page_id
   JOIN records mr ON mr.workspace_id = p.workspace_id AND mr.id = p.id
- ORDER BY h.rank DESC, h.page_id
- LIMIT $4;
+ ORDER BY h.rank DESC, h.page_id;
 
 -- name: recall_memory
 -- Souvenirs holding the words of $1 on the pages the caller may read, best first, $4 at most;

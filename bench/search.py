@@ -1,0 +1,278 @@
+"""The search benchmark: the memory search of migration 0006 against today's, in the same run, on
+the bench workspace (bench/generate.py: 50,000 record pages, 275,350 souvenirs).
+
+`python -m bench.search` (or `make bench-search`) finds or generates the bench data, then:
+
+1. installs the search as it stood before issue 17 under other names in the bench database
+   (`bench_memory_line_matches_0006`, the function of migration 0006, and the `search_memory`
+   statement that called it), so both run against the same rows in the same server;
+2. checks that both answer the same rows when fewer than 2,000 souvenirs match (past 2,500,
+   the search now ranks the first readable matches in the index's order, not the best of all:
+   checked best first, and the hits and pages of each reported);
+3. measures each query, before and after, in alternating slices at concurrency 1, as the app
+   sends a search (BEGIN, `begin_request`, `search_memory`, `search_skills`, COMMIT) on one
+   connection: the whole request, and the `search_memory` statement alone;
+4. prints EXPLAIN (ANALYZE, BUFFERS) of both matching functions' bodies for each query.
+
+The queries: a person's name (an ordinary search, a few hundred souvenirs) and `renewal`, a word
+of one souvenir in ten (27,000 souvenirs).
+
+It prints Markdown tables and writes the figures to bench/results/search-<time>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import re
+import sys
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import asyncpg
+
+from bench import records
+from bench.generate import ensure
+from db import identity
+from db import search as search_db
+from db.migrate import MIGRATIONS_DIR
+from db.pool import api_dsn, create_pool
+from db.sql import queries
+from resolvers.common.principals import Principal
+from resolvers.search.search import query_text
+
+QUERIES = {"ordinary": "Chloé Dubois", "common": "renewal"}
+FIRST = 20
+BEFORE_FUNCTION = "bench_memory_line_matches_0006"
+# The search_memory statement as it stood before issue 17 (db/queries/search.sql at d9d3e90),
+# calling the function of migration 0006 under its bench name.
+BEFORE_SEARCH_MEMORY = """
+WITH matches AS (
+    SELECT * FROM bench_memory_line_matches_0006(search_query($1), $2, $3, $5)
+     WHERE agent_memory_on($6::uuid)
+),
+hits AS (
+    SELECT DISTINCT ON (l.page_id) l.page_id, l.key, l.text, l.type, l.day, l.rank
+      FROM matches l
+     ORDER BY l.page_id, l.rank DESC, l.position
+)
+SELECT h.page_id, mr.label AS name, p.about_kind, p.subject_id, h.key, h.text, h.type, h.day,
+       h.rank, count(*) OVER () AS total, (SELECT count(*) FROM matches) AS matched
+  FROM hits h
+  JOIN memory_pages p ON p.workspace_id = app_workspace_id() AND p.id = h.page_id
+  JOIN records mr ON mr.workspace_id = p.workspace_id AND mr.id = p.id
+ ORDER BY h.rank DESC, h.page_id
+ LIMIT $4"""
+AFTER_SEARCH_MEMORY = queries("search")["search_memory"]
+SEARCH_SKILLS = queries("search")["search_skills"]
+VARIANTS = {"before": BEFORE_SEARCH_MEMORY, "after": AFTER_SEARCH_MEMORY}
+_FUNCTION = re.compile(
+    r"CREATE (?:OR REPLACE )?FUNCTION memory_line_matches\(.*?\n\$\$;", re.DOTALL
+)
+
+
+def function_text(migration: str) -> str:
+    """The CREATE FUNCTION memory_line_matches statement of a migration file."""
+    path = next(MIGRATIONS_DIR.glob(f"{migration}_*.sql"))
+    found = _FUNCTION.search(path.read_text())
+    assert found is not None, path
+    return found.group(0)
+
+
+def body_of(create: str) -> str:
+    """A function's SQL body, its parameters as statement parameters (for EXPLAIN)."""
+    body = create.split("AS $$", 1)[1].rsplit("$$;", 1)[0]
+    for name, param in (
+        ("p_query", "search_query($1::text)"),
+        ("p_readable", "$2::uuid[]"),
+        ("p_person", "$3::uuid"),
+        ("p_limit", "$4::integer"),
+    ):
+        body = re.sub(rf"\b{name}\b", param, body)
+    return body
+
+
+async def install_before(conn: asyncpg.Connection) -> None:
+    """The function of migration 0006 under its bench name (as the migrations' owner)."""
+    create = function_text("0006").replace(
+        "FUNCTION memory_line_matches(", f"OR REPLACE FUNCTION {BEFORE_FUNCTION}(", 1
+    )
+    await conn.execute(create)
+    await conn.execute(
+        f"GRANT EXECUTE ON FUNCTION {BEFORE_FUNCTION}(tsquery, uuid[], uuid, integer)"
+        " TO skillmem_app"
+    )
+
+
+async def search_once(
+    conn: asyncpg.Connection, token_hash: str, memory_sql: str, q: str
+) -> tuple[float, float, list[asyncpg.Record]]:
+    """One search as the app sends it: (request seconds, search_memory seconds, its rows)."""
+    started = time.perf_counter()
+    async with conn.transaction():
+        row = await identity.begin_request(conn, token_hash)
+        assert row is not None
+        principal = Principal(row)
+        text = query_text(q)
+        readable, person = principal.readable_objects, principal.person_id
+        statement = time.perf_counter()
+        found = await conn.fetch(
+            memory_sql, text, readable, person, FIRST, search_db.MEMORY_CANDIDATES, None
+        )
+        memory_seconds = time.perf_counter() - statement
+        await conn.fetch(SEARCH_SKILLS, text, readable, person, FIRST, None)
+    return time.perf_counter() - started, memory_seconds, found
+
+
+def percentiles(values: Sequence[float]) -> dict[str, float]:
+    ordered = sorted(values)
+
+    def at(share: float) -> float:
+        return round(ordered[min(len(ordered) - 1, int(share * len(ordered)))] * 1000, 2)
+
+    return {"n": len(ordered), "p50_ms": at(0.50), "p99_ms": at(0.99), "max_ms": at(1.0)}
+
+
+async def measure(
+    conn: asyncpg.Connection, token_hash: str, q: str, args: argparse.Namespace
+) -> dict[str, Any]:
+    """Before and after for one query, in alternating slices after a warm-up of each."""
+    for sql in VARIANTS.values():
+        deadline = time.perf_counter() + args.warmup
+        while time.perf_counter() < deadline:
+            await search_once(conn, token_hash, sql, q)
+    requests: dict[str, list[float]] = {name: [] for name in VARIANTS}
+    statements: dict[str, list[float]] = {name: [] for name in VARIANTS}
+    names = list(VARIANTS)
+    for index in range(args.slices):
+        for name in names if index % 2 == 0 else names[::-1]:
+            deadline = time.perf_counter() + args.seconds / args.slices
+            while time.perf_counter() < deadline:
+                whole, memory, _ = await search_once(conn, token_hash, VARIANTS[name], q)
+                requests[name].append(whole)
+                statements[name].append(memory)
+    return {
+        name: {
+            "request": percentiles(requests[name]),
+            "search_memory": percentiles(statements[name]),
+        }
+        for name in names
+    }
+
+
+async def same_rows(conn: asyncpg.Connection, token_hash: str, q: str) -> dict[str, Any]:
+    """What each variant answers; both the same rows when at most 2,500 souvenirs match (past
+    that, after ranks the first readable matches in the index's order: checked to be
+    readable-only and best first, and compared by how many hits and pages)."""
+    rows = {
+        name: [dict(r) for r in (await search_once(conn, token_hash, sql, q))[2]]
+        for name, sql in VARIANTS.items()
+    }
+    seen = {}
+    for name, found in rows.items():
+        first = found[0] if found else {}
+        seen[name] = {
+            "hits": len(found),
+            "total": first.get("total"),
+            "matched": first.get("matched"),
+        }
+    ranks = [r["rank"] for r in rows["after"]]
+    assert ranks == sorted(ranks, reverse=True), q
+    if seen["before"]["matched"] < search_db.MEMORY_CANDIDATES and rows["before"] != rows["after"]:
+        raise AssertionError(f"before and after differ for {q!r}")
+    seen["same_rows"] = rows["before"] == rows["after"]
+    return seen
+
+
+async def explain(conn: asyncpg.Connection, token_hash: str, q: str) -> dict[str, str]:
+    """EXPLAIN (ANALYZE, BUFFERS) of each matching function's body, run as its owner."""
+    plans = {}
+    for name, migration in (("before", "0006"), ("after", "0033")):
+        async with conn.transaction():
+            row = await identity.begin_request(conn, token_hash)
+            assert row is not None
+            principal = Principal(row)
+            await conn.execute("RESET ROLE")  # the functions run as their owner
+            plan = await conn.fetch(
+                "EXPLAIN (ANALYZE, BUFFERS) " + body_of(function_text(migration)),
+                query_text(q),
+                principal.readable_objects,
+                principal.person_id,
+                search_db.MEMORY_CANDIDATES,
+            )
+        plans[name] = "\n".join(r[0] for r in plan)
+    return plans
+
+
+def markdown(report: dict[str, Any]) -> str:
+    lines = [
+        "| query | matched souvenirs (capped at 2,000) | pages counted | variant "
+        "| request p50 ms | p99 ms | search_memory p50 ms | p99 ms | requests |",
+        "|---|---:|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for kind, row in report["queries"].items():
+        for name in VARIANTS:
+            seen = row["same_rows"][name]
+            r, s = row["load"][name]["request"], row["load"][name]["search_memory"]
+            lines.append(
+                f"| {kind}: {QUERIES[kind]} | {seen['matched']} | {seen['total']} | {name} "
+                f"| {r['p50_ms']} | {r['p99_ms']} | {s['p50_ms']} | {s['p99_ms']} | {r['n']} |"
+            )
+    return "\n".join(lines)
+
+
+async def bench(args: argparse.Namespace, server: str, postmaster_pid: int | None) -> int:
+    data = await ensure(server, fresh=args.fresh)
+    verb = "generated" if data.generated else "reused"
+    print(f"data: {verb} in {data.seconds:.1f} s: {data.counts}", flush=True)
+    owner = await asyncpg.connect(data.dsn)
+    try:
+        await install_before(owner)
+        server_version = str(await owner.fetchval("SHOW server_version"))
+    finally:
+        await owner.close()
+    token_hash = hashlib.sha256(data.token.encode()).hexdigest()
+    report: dict[str, Any] = {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "command": "python -m bench.search " + " ".join(sys.argv[1:]),
+        "machine": records.machine(server_version),
+        "data": {"counts": data.counts, "generated": data.generated},
+        "settings": {**vars(args), "queries": QUERIES, "first": FIRST},
+        "queries": {},
+    }
+    pool = await create_pool(api_dsn(data.dsn), min_size=1, max_size=1)
+    try:
+        async with pool.acquire() as conn:
+            for kind, q in QUERIES.items():
+                row: dict[str, Any] = {"same_rows": await same_rows(conn, token_hash, q)}
+                print(kind, "same rows:", row["same_rows"], flush=True)
+                row["load"] = await measure(conn, token_hash, q, args)
+                print(kind, row["load"], flush=True)
+                report["queries"][kind] = row
+        owner = await asyncpg.connect(data.dsn)
+        try:
+            for kind, q in QUERIES.items():
+                report["queries"][kind]["explain"] = await explain(owner, token_hash, q)
+                for name, plan in report["queries"][kind]["explain"].items():
+                    print(f"\n--- {kind} {name}\n{plan}")
+        finally:
+            await owner.close()
+    finally:
+        await pool.close()
+    records.write_results("search", report, markdown(report))
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=20.0, help="measured time per variant")
+    parser.add_argument("--slices", type=int, default=4, help="alternating slices per variant")
+    parser.add_argument("--warmup", type=float, default=3.0, help="warm-up seconds per variant")
+    parser.add_argument("--fresh", action="store_true", help="regenerate the bench data")
+    return records.run(bench, parser.parse_args())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
