@@ -242,6 +242,34 @@ class Settings(BaseSettings):
         "before the approval expires.",
     )
 
+    # --- persisted operations (issue 17, item 3; gateway/http/persisted.py) ----------------
+    persisted_queries: bool = Field(
+        default=True,
+        description="Apollo's automatic persisted queries on /graphql (a query sent by its "
+        "SHA-256 once registered); off: such requests answer PersistedQueryNotSupported.",
+    )
+    persisted_queries_max_documents: int = Field(
+        default=1_000, ge=0, description="Most documents registered by hash, all workspaces."
+    )
+    persisted_queries_max_chars: int = Field(
+        default=4_000_000, ge=0, description="Most characters of all the registered documents."
+    )
+    trusted_documents: Path | None = Field(
+        default=None,
+        description="A persisted-query manifest (Apollo's format): /graphql then runs only its "
+        "operations, by hash or by their exact text, and refuses any other.",
+    )
+
+    @field_validator("trusted_documents")
+    @classmethod
+    def _usable_manifest(cls, value: Path | None) -> Path | None:
+        """Refuse, at startup, a manifest that cannot be read or holds any problem."""
+        if value is not None:
+            from gateway.http.manifest import read_manifest  # graphql-core, only when set
+
+            read_manifest(value)
+        return value
+
     # --- CORS (issue 13, item 3): which browser apps on other origins may call the API --------
     cors_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=list,

@@ -1,9 +1,11 @@
-"""`skillmem schema`: the GraphQL schema as SDL, or a check that schema.graphql is current; and
+"""`skillmem schema`: the GraphQL schema as SDL, or a check that schema.graphql is current;
 `skillmem schema inspect skill|memory`, the seed's look at a native object: the caller's rights
-on it (from the server) and the fields its records carry (from this version's schema)."""
+on it (from the server) and the fields its records carry (from this version's schema); and
+`skillmem schema manifest`, the trusted documents' manifest of GraphQL files."""
 
 from __future__ import annotations
 
+import json
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -87,6 +89,34 @@ def inspect(
     print("your rights: " + ", ".join(f"{k} {'yes' if v else 'no'}" for k, v in rights.items()))
     print(NATIVE_NOTES[object_.value])
     print_table(("field", "type", "description"), fields(NATIVE_TYPES[object_.value]))
+
+
+@group.command("manifest")
+def manifest(
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            help="GraphQL files (each one document), or Markdown files (each graphql block).",
+            exists=True,
+            dir_okay=False,
+        ),
+    ],
+) -> None:
+    """Print the persisted-query manifest of these documents (for SKILLMEM_TRUSTED_DOCUMENTS):
+    each document listed exactly as written, without its surrounding blank space."""
+    from graphql import GraphQLError, parse
+
+    from gateway.http.manifest import documents_of, manifest_of
+
+    documents = []
+    for path in files:
+        for document in documents_of(path.name, path.read_text()):
+            try:
+                parse(document)
+            except GraphQLError as error:
+                raise Failure(f"{path}: a document does not parse: {error.message}") from None
+            documents.append(document)
+    sys.stdout.write(json.dumps(manifest_of(documents), indent=2) + "\n")
 
 
 def fields(type_name: str) -> list[tuple[str, str, str]]:

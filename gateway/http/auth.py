@@ -28,6 +28,7 @@ from gateway.http.body import (
     read_deadline,
     replay,
 )
+from gateway.http.graphql import OPERATION_PARAMS
 from gateway.http.nul import json_body_nul_problems, refuse_nul
 from gateway.http.openapi import OPENAPI_PATH
 from gateway.http.responses import CONTENT_LENGTH
@@ -120,7 +121,7 @@ class PrincipalMiddleware:
             and path == "/graphql"
             and scope["method"] == "GET"
             and "text/html" in _header(scope, b"accept")
-            and not any(key == "query" for key, _ in _query_params(scope))
+            and not any(key in OPERATION_PARAMS for key, _ in _query_params(scope))
         )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -1,7 +1,8 @@
 """GraphQL over HTTP: POST and GET on /graphql, following the GraphQL-over-HTTP spec.
 
 Documents are parsed and validated once and cached by their text; each request then coerces
-its variables and executes with graphql-core directly, serialising with orjson.
+its variables and executes with graphql-core directly, serialising with orjson. Persisted
+queries and trusted documents: gateway/http/persisted.py; caching GET: gateway/http/cacheable.py.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from inspect import isawaitable
 from typing import Any
 
@@ -32,11 +33,14 @@ from graphql.utilities import get_operation_ast
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
+from gateway.http.cacheable import cacheable_reply
 from gateway.http.nul import document_nul_paths, nul_paths, nul_problems, refuse_nul
+from gateway.http.persisted import Denial, asks_by_hash, persisted_documents
 from gateway.http.responses import read_capped
 from gateway.observe.metrics import operation_label
 from gateway.settings import Settings
 from resolvers.common.errors import Code
+from resolvers.common.principals import Principal
 from schema.context import Context
 from schema.errors import error_body, format_error
 from schema.limits import limit_errors
@@ -55,6 +59,8 @@ MAX_VARIABLE_ERRORS = 50
 PARSER_LIMIT = re.compile(r"^Syntax Error: (Document|Source) contains more than \d+ ")
 # Methods that must never run a mutation (Starlette answers HEAD on a GET route).
 SAFE_METHODS = ("GET", "HEAD")
+# The URL parameters that make a GET an operation, never GraphiQL's page (text or hash).
+OPERATION_PARAMS = frozenset(("query", "extensions"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +148,7 @@ def media_type(accept: str | None) -> str | None:
 
 def wants_graphiql(request: Request) -> bool:
     """A browser asking for the page: GET with HTML accepted and no query given."""
-    if request.method != "GET" or "query" in request.query_params:
+    if request.method != "GET" or OPERATION_PARAMS.intersection(request.query_params):
         return False
     accept = request.headers.get("accept", "")
     return "text/html" in accept
@@ -155,6 +161,9 @@ class Params:
     query: str
     variables: dict[str, Any] | None
     operation_name: str | None
+    extensions: dict[str, Any] | None = None
+    # The persisted-query hash to register the text under once it validates.
+    register: str | None = None
 
 
 class Refusal(Exception):
@@ -213,15 +222,16 @@ def checked_params(raw: dict[str, Any]) -> Params:
     variables = raw.get("variables")
     operation_name = raw.get("operationName")
     extensions = raw.get("extensions")
-    if not isinstance(query, str) or not query.strip():
-        raise bad_request("The request must carry a query string.")
+    by_hash = query in (None, "") and asks_by_hash(extensions)
+    if not by_hash and (not isinstance(query, str) or not query.strip()):
+        raise bad_request("The request must carry a query string (or a persisted query's hash).")
     if variables is not None and not isinstance(variables, dict):
         raise bad_request("variables must be a JSON object.")
     if operation_name is not None and not isinstance(operation_name, str):
         raise bad_request("operationName must be a string.")
     if extensions is not None and not isinstance(extensions, dict):
         raise bad_request("extensions must be a JSON object.")
-    return Params(query, variables, operation_name or None)
+    return Params(query or "", variables, operation_name or None, extensions)
 
 
 def result_status_and_body(result: ExecutionResult, request_id: str) -> tuple[int, dict[str, Any]]:
@@ -247,6 +257,7 @@ class GraphQLEndpoint:
         self.settings = settings
         self.catalog = settings.catalog()
         self.cache = DocumentCache(schema, settings)
+        self.persisted = persisted_documents(settings)
         self.graphiql_html = graphiql_html
 
     async def handle(self, request: Request) -> Response:
@@ -257,14 +268,27 @@ class GraphQLEndpoint:
             message = f"Accept {GRAPHQL_RESPONSE} or {JSON}."
             return self.reply(406, GRAPHQL_RESPONSE, error_body(Code.GRAPHQL_PARSE_FAILED, message))
         try:
-            params = await self.params(request)
+            params = self.admitted(await self.params(request), request.scope.get("principal"))
             operation = self.operation(request, params)
         except Refusal as refusal:
             return self.reply(refusal.status, kind, refusal.body, refusal.headers)
         if "principal" not in request.scope:  # a second guard behind the middleware's
             return self.reply(401, kind, error_body(Code.UNAUTHENTICATED, "A token is required."))
+        if params.register is not None:
+            workspace = request.scope["principal"].workspace_id
+            self.persisted.register(workspace, params.register, params.query)
         status, body = await self.run(request, params, operation)
+        if status == 200 and request.method in SAFE_METHODS:
+            return cacheable_reply(request, f"{kind}; charset=utf-8", orjson.dumps(body))
         return self.reply(status, kind, body)
+
+    def admitted(self, params: Params, principal: Principal | None) -> Params:
+        """The request with the text it runs (its own, registered, or trusted), or Refusal."""
+        workspace = principal.workspace_id if principal is not None else None
+        found = self.persisted.resolve(params.query or None, params.extensions, workspace)
+        if isinstance(found, Denial):
+            raise Refusal(found.status, found.body, found.headers)
+        return replace(params, query=found.query, register=found.register)
 
     def operation(self, request: Request, params: Params) -> DocumentNode:
         """The document to run, or Refusal: not parsed or valid, no such operation, a mutation

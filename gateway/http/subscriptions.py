@@ -88,7 +88,8 @@ class SubscriptionStream:
         self, raw: dict[str, Any], context: SubscriptionContext
     ) -> AsyncIterator[ExecutionResult]:
         try:
-            params = checked_params(raw)
+            # In the trusted-documents mode, only the manifest's subscriptions run here too.
+            params = self.endpoint.admitted(checked_params(raw), context.principal)
             document = self.document(params)
         except Refusal as refusal:
             yield PreExecutionError(None, [Formatted(e) for e in refusal.body["errors"]])
