@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any, cast
 from uuid import UUID
@@ -76,11 +76,12 @@ class Worker:
     ) -> None:
         self.owner_dsn = owner_dsn
         self.pool = pool
-        self.pass_settings = pass_settings
         self.options = options
         self.run_pass = run_pass
         self.passes_at_once = asyncio.Semaphore(options.concurrency)
         self.stopping = asyncio.Event()
+        # A pass under way when the worker stops ends after its batch (PassSettings.stopping).
+        self.pass_settings = replace(pass_settings, stopping=self.stopping.is_set)
         self.started = asyncio.Event()
         self.wake = asyncio.Event()
         self.resumed = asyncio.Event()

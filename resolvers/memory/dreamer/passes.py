@@ -12,7 +12,7 @@ written twice. One owner's pass runs once at a time anywhere (a PostgreSQL advis
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
@@ -63,6 +63,10 @@ class PassSettings:
     reader_name: str = "rules"
     prices: Prices = Prices()
     timing: BatchTiming = BatchTiming()
+    # Whether the process is stopping (the worker's SIGTERM): a pass then ends after the batch
+    # under way, each batch being committed on its own; what still waits is read by the next
+    # pass (another worker's), so a backlog never holds a stopping worker past its grace.
+    stopping: Callable[[], bool] = field(default=lambda: False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +148,9 @@ async def run_on(conn: asyncpg.Connection, owner: DueOwner, settings: PassSettin
     where its batches become savepoints)."""
     report = await _pass(conn, owner, settings)
     while report.cut:
+        if settings.stopping():
+            log.info("stopping: the pass of %s ends after its batch; the rest waits", key_of(owner))
+            return replace(report, cut=False, note=report.note or "stopped after a batch")
         more = await _pass(conn, owner, settings)
         report = replace(
             more,

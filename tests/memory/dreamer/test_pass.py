@@ -235,6 +235,24 @@ async def test_a_batch_holds_at_most_fifty_items_and_the_next_follows(pool, ws, 
     assert (report.read, report.refused, report.waiting) == (55, 55, 0)
 
 
+async def test_a_stopping_process_ends_the_pass_after_its_batch_and_the_rest_waits(pool, ws, stand):
+    stand(NOON)
+    for n in range(MAX_BATCH_ITEMS + 5):
+        await said(pool, ws, "member", f"note {n}", NOON + timedelta(seconds=n))
+    at = NOON + timedelta(minutes=5)
+    stand(at)
+    reader = FixedReader()
+    stopping = PassSettings(reader=reader, stopping=lambda: True)  # SIGTERM came meanwhile
+    [report] = await dream(pool, ws, at, stopping)
+    assert [len(batch.items) for batch in reader.calls] == [MAX_BATCH_ITEMS]
+    assert (report.read, report.cut) == (MAX_BATCH_ITEMS, False)
+    later = at + timedelta(hours=1)
+    stand(later)
+    [rest] = await dream(pool, ws, later, PassSettings(reader=reader))  # the next pass
+    assert [len(batch.items) for batch in reader.calls] == [MAX_BATCH_ITEMS, 5]
+    assert (rest.read, rest.waiting) == (5, 0)
+
+
 async def test_a_reader_never_sees_the_private_profile_of_an_agents_owner(pool, ws, acme, stand):
     # Member talks with Scout, whom Admin owns: Admin's own profile is none of this pass's
     # business, and never goes to the reader; Member's own profile does.
