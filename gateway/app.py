@@ -89,7 +89,7 @@ async def background_worker(
     """One Dreamer worker beside the API for the block (none when the setting is off), with a
     pool of its own (a pass holds its owner's lock on one connection and works on another: it
     never starves the API's pool, nor the API it); on leaving, it takes no new job and the
-    pass under way finishes."""
+    batch under way finishes."""
     if not settings.worker:
         yield None
         return

@@ -100,7 +100,7 @@ def stop_on_signals(worker: Worker, task: asyncio.Future[None]) -> None:
         if worker.stopping.is_set():
             task.cancel()
         else:
-            print("Stopping: the pass under way finishes (again to stop at once).", flush=True)
+            print("Stopping: the batch under way finishes (again to stop at once).", flush=True)
             worker.stop()
 
     for sig in (signal.SIGTERM, signal.SIGINT):
