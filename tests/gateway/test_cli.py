@@ -28,6 +28,7 @@ from gateway.app import create_app
 from gateway.demo import DEMO_AGENT_WITHOUT_MEMORY, DEMO_MEMBER_EMAIL, DEMO_WORKSPACE_ID
 from gateway.settings import Settings
 from resolvers.common.principals import TOKEN_SHAPE
+from tests.gateway.cli_kit import run_soon
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 SKILLMEM = Path(sys.executable).with_name("skillmem")
@@ -58,6 +59,10 @@ def environment(dsn: str, **extra: str) -> dict[str, str]:
 async def skillmem(
     dsn: str, *args: str, cwd: Path = CHECKOUT, **env: str
 ) -> subprocess.CompletedProcess[str]:
+    """`skillmem ARGS` against ``dsn``: in this process (tests/gateway/cli_kit.py) unless it must
+    run in another folder."""
+    if cwd == CHECKOUT:
+        return await run_soon(args, environment(dsn, **env))
     return await asyncio.to_thread(
         subprocess.run,
         [*command(), *args],

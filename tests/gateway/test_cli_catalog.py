@@ -4,7 +4,6 @@ directory said on stderr, an agent's refusal as one line, never a traceback."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 from collections.abc import Iterator
@@ -12,8 +11,9 @@ from collections.abc import Iterator
 import pytest
 from pytest_httpserver import HTTPServer
 
+from tests.gateway.cli_kit import run_soon
 from tests.gateway.server import serving_app
-from tests.gateway.test_cli import CHECKOUT, command, environment
+from tests.gateway.test_cli import environment
 
 ANSWER = {
     "query": "xlsx",
@@ -38,15 +38,7 @@ def served(dsn: str, httpserver: HTTPServer) -> Iterator[str]:
 
 
 async def cli(url: str, dsn: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return await asyncio.to_thread(
-        subprocess.run,
-        [*command(), "catalog", "search", *args, "--url", url],
-        env=environment(dsn),
-        cwd=CHECKOUT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return await run_soon(["catalog", "search", *args, "--url", url], environment(dsn))
 
 
 async def test_catalog_search_as_a_table_and_as_json(served, dsn, ws, httpserver: HTTPServer):

@@ -19,7 +19,8 @@ import httpx
 import pytest
 
 from resolvers.skills.skill_md import SkillDraft, render_skill_md
-from tests.gateway.test_cli import CHECKOUT, Server, command, environment
+from tests.gateway.cli_kit import run_soon
+from tests.gateway.test_cli import Server, environment
 from tests.skills.test_skills_ref_agreement import run_cli
 
 RUN_TIMEOUT = 20.0
@@ -43,14 +44,8 @@ async def skills(
     served: tuple[str, str, str], *args: str, token: str | None = None
 ) -> subprocess.CompletedProcess[str]:
     url, demo_token, dsn = served
-    return await asyncio.to_thread(
-        subprocess.run,
-        [*command(), "skills", *args, "--url", url, "--token", token or demo_token],
-        env=environment(dsn),
-        cwd=CHECKOUT,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
+    return await run_soon(
+        ["skills", *args, "--url", url, "--token", token or demo_token], environment(dsn)
     )
 
 

@@ -17,6 +17,7 @@ from pytest_httpserver import HTTPServer
 
 from gateway.demo import DEMO_WORKSPACE_ID
 from resolvers.common import ids
+from tests.gateway.cli_kit import run_here, run_soon
 from tests.gateway.test_cli import (
     CHECKOUT,
     ME,
@@ -24,7 +25,6 @@ from tests.gateway.test_cli import (
     Server,
     api,
     api_key_token,
-    command,
     data,
     environment,
     free_port,
@@ -55,14 +55,8 @@ async def cli(
     """`skillmem ARGS` with the server's URL in SKILLMEM_HOST/SKILLMEM_PORT (the default --url)."""
     url, _, dsn = served
     host, port = url.removeprefix("http://").split(":")
-    return await asyncio.to_thread(
-        subprocess.run,
-        [*command(), *args],
-        env=environment(dsn, **{"SKILLMEM_HOST": host, "SKILLMEM_PORT": port, **env}),
-        cwd=CHECKOUT,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    return await run_soon(
+        args, environment(dsn, **{"SKILLMEM_HOST": host, "SKILLMEM_PORT": port, **env})
     )
 
 
@@ -192,9 +186,8 @@ def test_agent_create_sends_create_agent_and_prints_the_agent(httpserver: HTTPSe
         )
 
     httpserver.expect_request("/graphql", method="POST").respond_with_handler(answer)
-    done = subprocess.run(
+    done = run_here(
         [
-            *command(),
             "agent",
             "create",
             "Helper",
@@ -207,10 +200,7 @@ def test_agent_create_sends_create_agent_and_prints_the_agent(httpserver: HTTPSe
             "--token",
             "smk_" + "b" * 43,
         ],
-        env=environment("postgresql://unused/none"),
-        capture_output=True,
-        text=True,
-        timeout=60,
+        environment("postgresql://unused/none"),
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
@@ -237,9 +227,8 @@ def test_agent_create_reports_the_servers_refusal_with_its_problems(httpserver: 
     httpserver.expect_request("/graphql", method="POST").respond_with_json(
         {"data": None, "errors": [error]}
     )
-    done = subprocess.run(
+    done = run_here(
         [
-            *command(),
             "agent",
             "create",
             "Helper",
@@ -248,10 +237,7 @@ def test_agent_create_reports_the_servers_refusal_with_its_problems(httpserver: 
             "--token",
             BAD_TOKEN,
         ],
-        env=environment("postgresql://unused/none"),
-        capture_output=True,
-        text=True,
-        timeout=60,
+        environment("postgresql://unused/none"),
     )
     one_line_error(done, 1, "SCHEMA_VALIDATION_FAILED: The input is not valid.")
     assert "  name: taken" in done.stderr
