@@ -19,6 +19,7 @@ import asyncpg
 import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from db.principal_cache import PrincipalCache
 from gateway.anthropic import errors as sdk_errors
 from gateway.anthropic.errors import ApiError, is_anthropic_path, refusal
 from gateway.http.body import (
@@ -32,9 +33,9 @@ from gateway.http.graphql import OPERATION_PARAMS
 from gateway.http.nul import json_body_nul_problems, refuse_nul
 from gateway.http.openapi import OPENAPI_PATH
 from gateway.http.responses import CONTENT_LENGTH
+from gateway.http.transaction import ACQUIRE_TIMEOUT_SECONDS, request_transaction
 from gateway.mcp.http import MCP_PATH, TOKEN_KEY
 from gateway.observe import logs
-from gateway.observe.metrics import lent
 from gateway.settings import BODY_READ_TIMEOUT_SECONDS
 from resolvers.common.errors import Code, Problem
 from resolvers.common.principals import principal_for_token
@@ -42,8 +43,6 @@ from schema.errors import DB_DOWN, error_body
 
 log = logging.getLogger("skillmem.auth")
 
-# A request waits at most this long for a connection, then answers DB_UNAVAILABLE.
-ACQUIRE_TIMEOUT_SECONDS = 5.0
 # `/metrics` checks its own token (the operator's, gateway/http/metrics.py).
 PUBLIC_PATHS = ("/healthz", "/readyz", "/metrics", "/static/")
 # A request id the client may choose: up to 64 visible ASCII characters.
@@ -212,15 +211,14 @@ class PrincipalMiddleware:
         async def hold(message: Message) -> None:
             held.append(message)
 
-        # The app's pool, set by its lifespan (or by the tests).
-        pool: asyncpg.Pool | None = getattr(scope["app"].state, "pool", None)
+        # The app's pool and principal cache, set by its lifespan (or by the tests).
+        state = scope["app"].state
+        pool: asyncpg.Pool | None = getattr(state, "pool", None)
+        cache: PrincipalCache | None = getattr(state, "principals", None)
         try:
             if pool is None:
                 raise ConnectionRefusedError("no database pool")
-            async with lent(pool, ACQUIRE_TIMEOUT_SECONDS) as proxy, proxy.transaction():
-                # The pool lends a proxy that forwards every method to its connection.
-                conn = cast(asyncpg.Connection, proxy)
-                principal = await principal_for_token(conn, token)
+            async with request_transaction(pool, token, cache) as (conn, principal):
                 if principal is not None:
                     scope["principal"] = principal
                     scope["db"] = conn

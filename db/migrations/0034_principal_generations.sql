@@ -1,0 +1,120 @@
+-- A principal cache in each API process (issue 17, item 1): a request whose token the process
+-- resolved a moment ago sends its transaction's settings with its BEGIN, instead of running
+-- app_begin_request. Two things keep that cache honest:
+--
+-- * principal_generations: one counter per workspace, moved by every change to what
+--   app_begin_request reads (tokens, the token directory, the workspace's name, members,
+--   agents' names and tool groups, API keys, MCP clients, roles, their rights, objects). A
+--   cached principal carries the counter it was read with; app_principal_fresh, run in the
+--   request's own transaction (the same round trip as its BEGIN), refuses it when the counter
+--   moved or the token is no longer live. So a revocation or a change of rights is seen by
+--   every transaction that starts after it commits, cache or not.
+-- * a NOTIFY on skillmem_principals (payload: the workspace's id) from the same triggers, so
+--   the processes drop that workspace's entries at once rather than find them stale.
+
+CREATE TABLE principal_generations (
+    workspace_id uuid PRIMARY KEY REFERENCES workspaces ON DELETE CASCADE,
+    generation bigint NOT NULL DEFAULT 0
+);
+
+ALTER TABLE principal_generations ENABLE ROW LEVEL SECURITY;
+ALTER TABLE principal_generations FORCE ROW LEVEL SECURITY;
+CREATE POLICY workspace_isolation ON principal_generations
+    USING (workspace_id = app_workspace_id())
+    WITH CHECK (workspace_id = app_workspace_id());
+-- The application moves the counter through the triggers below, which run as the caller.
+GRANT SELECT, INSERT, UPDATE ON principal_generations TO skillmem_app;
+
+-- The workspaces already made (read by their owner: the policy is lifted for this statement).
+ALTER TABLE principal_generations NO FORCE ROW LEVEL SECURITY;
+INSERT INTO principal_generations (workspace_id) SELECT workspace_id FROM workspaces;
+ALTER TABLE principal_generations FORCE ROW LEVEL SECURITY;
+
+-- A new workspace starts at 0.
+CREATE FUNCTION app_workspace_generation() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = public, pg_temp
+AS $$
+BEGIN
+    INSERT INTO principal_generations (workspace_id) VALUES (NEW.workspace_id)
+    ON CONFLICT (workspace_id) DO NOTHING;
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER principal_generation_start AFTER INSERT ON workspaces
+    FOR EACH ROW EXECUTE FUNCTION app_workspace_generation();
+
+-- What a principal is made of changed in a row's workspace: move its counter, tell the
+-- processes. A workspace being deleted has no counter left to move (it cascades away).
+CREATE FUNCTION app_principals_changed() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = public, pg_temp
+AS $$
+DECLARE
+    changed uuid;
+BEGIN
+    IF TG_OP = 'DELETE' THEN
+        changed := OLD.workspace_id;
+    ELSE
+        changed := NEW.workspace_id;
+    END IF;
+    UPDATE principal_generations SET generation = generation + 1
+     WHERE workspace_id = changed;
+    PERFORM pg_notify('skillmem_principals', changed::text);
+    IF TG_OP = 'UPDATE' AND OLD.workspace_id IS DISTINCT FROM NEW.workspace_id THEN
+        UPDATE principal_generations SET generation = generation + 1
+         WHERE workspace_id = OLD.workspace_id;
+        PERFORM pg_notify('skillmem_principals', OLD.workspace_id::text);
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+-- A new token, member, agent, key or client changes no principal already resolved: only
+-- updates and deletes count there. Rights and objects count on insert too (a right granted,
+-- an object of kind memory made).
+CREATE TRIGGER principals_changed AFTER UPDATE OR DELETE ON tokens
+    FOR EACH ROW EXECUTE FUNCTION app_principals_changed();
+CREATE TRIGGER principals_changed AFTER UPDATE OR DELETE ON token_workspaces
+    FOR EACH ROW EXECUTE FUNCTION app_principals_changed();
+CREATE TRIGGER principals_changed AFTER UPDATE OF name ON workspaces
+    FOR EACH ROW EXECUTE FUNCTION app_principals_changed();
+CREATE TRIGGER principals_changed AFTER UPDATE OR DELETE ON members
+    FOR EACH ROW EXECUTE FUNCTION app_principals_changed();
+CREATE TRIGGER principals_changed AFTER UPDATE OF workspace_id, id, name, tool_groups OR DELETE
+    ON agents FOR EACH ROW EXECUTE FUNCTION app_principals_changed();
+CREATE TRIGGER principals_changed AFTER UPDATE OR DELETE ON api_keys
+    FOR EACH ROW EXECUTE FUNCTION app_principals_changed();
+CREATE TRIGGER principals_changed AFTER UPDATE OR DELETE ON mcp_clients
+    FOR EACH ROW EXECUTE FUNCTION app_principals_changed();
+CREATE TRIGGER principals_changed AFTER UPDATE OR DELETE ON roles
+    FOR EACH ROW EXECUTE FUNCTION app_principals_changed();
+CREATE TRIGGER principals_changed AFTER INSERT OR UPDATE OR DELETE ON role_permissions
+    FOR EACH ROW EXECUTE FUNCTION app_principals_changed();
+CREATE TRIGGER principals_changed AFTER INSERT OR UPDATE OF workspace_id, id, kind OR DELETE
+    ON objects FOR EACH ROW EXECUTE FUNCTION app_principals_changed();
+
+-- In a transaction whose role and workspace were set from a cached principal: raise (SQLSTATE
+-- SMC01, nothing else raises it) unless the token p_token_hash is still live in that workspace
+-- and the workspace's counter is still p_generation. Reads two rows by their keys.
+CREATE FUNCTION app_principal_fresh(p_token_hash text, p_generation bigint) RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = public, pg_temp
+AS $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM principal_generations g
+                    WHERE g.workspace_id = app_workspace_id()
+                      AND g.generation = p_generation)
+       OR NOT EXISTS (SELECT 1 FROM token_workspaces d
+                       WHERE d.token_hash = p_token_hash
+                         AND d.workspace_id = app_workspace_id())
+       OR NOT EXISTS (SELECT 1 FROM tokens t
+                       WHERE t.workspace_id = app_workspace_id()
+                         AND t.token_hash = p_token_hash AND t.revoked_at IS NULL) THEN
+        RAISE EXCEPTION 'the cached principal is stale' USING ERRCODE = 'SMC01';
+    END IF;
+END
+$$;
+
+GRANT EXECUTE ON FUNCTION app_principal_fresh(text, bigint) TO skillmem_app;
