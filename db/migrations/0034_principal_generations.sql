@@ -42,6 +42,8 @@ BEGIN
 END
 $$;
 
+REVOKE EXECUTE ON FUNCTION app_workspace_generation() FROM PUBLIC;
+
 CREATE TRIGGER principal_generation_start AFTER INSERT ON workspaces
     FOR EACH ROW EXECUTE FUNCTION app_workspace_generation();
 
@@ -70,6 +72,8 @@ BEGIN
     RETURN NULL;
 END
 $$;
+
+REVOKE EXECUTE ON FUNCTION app_principals_changed() FROM PUBLIC;
 
 -- A new token, member, agent, key or client changes no principal already resolved: only
 -- updates and deletes count there. Rights and objects count on insert too (a right granted,
@@ -118,3 +122,21 @@ END
 $$;
 
 GRANT EXECUTE ON FUNCTION app_principal_fresh(text, bigint) TO skillmem_app;
+
+-- The transaction's workspace's counter (NULL when it has none), read beside
+-- app_begin_request by a process that caches principals (db/queries/identity.sql,
+-- begin_request_generation): called after it, so as skillmem_app in its workspace. STABLE on
+-- purpose: it reads with the calling statement's snapshot, taken before app_begin_request's
+-- own statements, so a change committed meanwhile leaves the entry's counter behind (a miss
+-- later), never ahead.
+CREATE FUNCTION app_principal_generation() RETURNS bigint
+LANGUAGE plpgsql STABLE
+SET search_path = public, pg_temp
+AS $$
+BEGIN
+    RETURN (SELECT g.generation FROM principal_generations g
+             WHERE g.workspace_id = app_workspace_id());
+END
+$$;
+
+GRANT EXECUTE ON FUNCTION app_principal_generation() TO skillmem_app;

@@ -120,7 +120,4 @@ SELECT workspace_id, name, created_at FROM workspaces WHERE name = $1 ORDER BY w
 
 -- name: begin_request_generation
 -- As begin_request, with the workspace's principal counter (migration 0034) read no later.
-SELECT r.*,
-       (SELECT g.generation FROM principal_generations g
-         WHERE g.workspace_id = r.workspace_id) AS generation
-  FROM app_begin_request($1) r;
+SELECT r.*, app_principal_generation() AS generation FROM app_begin_request($1) r;
