@@ -171,11 +171,15 @@ def lifespan_for(
     return lifespan
 
 
-def routes(settings: Settings) -> list[BaseRoute]:
-    """GraphQL, the plain routes, the probes and GraphiQL's static files."""
-    endpoint = GraphQLEndpoint(
+def graphql_endpoint(settings: Settings) -> GraphQLEndpoint:
+    return GraphQLEndpoint(
         schema._schema, settings, GRAPHIQL_HTML if settings.introspection else None
     )
+
+
+def routes(settings: Settings, endpoint: GraphQLEndpoint | None = None) -> list[BaseRoute]:
+    """GraphQL, the plain routes, the probes and GraphiQL's static files."""
+    endpoint = endpoint or graphql_endpoint(settings)
     documented = (
         [Route(openapi.OPENAPI_PATH, openapi.openapi_json, methods=["GET"])]
         if settings.introspection
@@ -253,7 +257,11 @@ def create_app(
     if tracer is not None:
         tracing.trace_sql(tracer)
     mcp = McpEndpoint(settings.catalog())
-    app_routes = [*routes(settings), Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"])]
+    endpoint = graphql_endpoint(settings)
+    app_routes = [
+        *routes(settings, endpoint),
+        Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"]),
+    ]
     app = Starlette(
         routes=app_routes,
         middleware=middleware(settings, app_routes, tracer),
@@ -264,5 +272,7 @@ def create_app(
     app.state.worker = None
     app.state.events = None
     app.state.principals = None
+    # The documents /graphql has parsed: the edge looks there for queries that only read.
+    app.state.documents = endpoint.cache
     app.state.supervisor = None
     return app

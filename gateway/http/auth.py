@@ -32,6 +32,7 @@ from gateway.http.body import (
 from gateway.http.graphql import OPERATION_PARAMS
 from gateway.http.nul import json_body_nul_problems, refuse_nul
 from gateway.http.openapi import OPENAPI_PATH
+from gateway.http.readonly import reads_only
 from gateway.http.responses import CONTENT_LENGTH
 from gateway.http.transaction import ACQUIRE_TIMEOUT_SECONDS, request_transaction
 from gateway.mcp.http import MCP_PATH, TOKEN_KEY
@@ -144,7 +145,7 @@ class PrincipalMiddleware:
         if scope["path"] == MCP_PATH:
             await self.run_mcp(scope, replay(body, receive), send, token)
             return
-        await self.run(scope, replay(body, receive), send, token)
+        await self.run(scope, replay(body, receive), send, token, body)
 
     async def body(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
         """The body, read before any connection is taken; None once refused (answered)."""
@@ -203,7 +204,9 @@ class PrincipalMiddleware:
         scope[TOKEN_KEY] = token
         await self.app(scope, receive, send)
 
-    async def run(self, scope: Scope, receive: Receive, send: Send, token: str) -> None:
+    async def run(
+        self, scope: Scope, receive: Receive, send: Send, token: str, body: bytes = b""
+    ) -> None:
         """Resolve the token and run the app inside one transaction; answer once it commits."""
         request_id = scope["request_id"]
         held: list[Message] = []
@@ -218,7 +221,8 @@ class PrincipalMiddleware:
         try:
             if pool is None:
                 raise ConnectionRefusedError("no database pool")
-            async with request_transaction(pool, token, cache) as (conn, principal):
+            readonly = reads_only(getattr(state, "documents", None), scope, body)
+            async with request_transaction(pool, token, cache, readonly) as (conn, principal):
                 if principal is not None:
                     scope["principal"] = principal
                     scope["db"] = conn
