@@ -14,7 +14,7 @@ from tests.factories import gql, split
 
 RECORDS = 'query Page { records(object: "companies", first: 5) { nodes { id label } } }'
 TWO = RECORDS + " mutation Out { revokeCurrentToken }"
-TURN = 'query { workspace { name } turnContext(input: {message: "hi"}) { conversationId } }'
+TURN = 'query { workspace { name } turnContext(input: {message: "hi"}) { text } }'
 
 
 def scope(method: str = "POST", path: str = "/graphql", query_string: bytes = b"") -> dict:  # type: ignore[type-arg]
