@@ -160,6 +160,7 @@ class Cached:
     cache: PrincipalCache
     listener: Listener
     now: list[float]
+    pool: asyncpg.Pool
 
 
 @pytest.fixture
@@ -174,7 +175,7 @@ async def cached(dsn: str, settings: Settings) -> AsyncIterator[Cached]:
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app), base_url="http://test"
     ) as client:
-        yield Cached(client, statements, cache, listener, now)
+        yield Cached(client, statements, cache, listener, now, pool)
     await listener.stop()
     await pool.close()
 

@@ -70,11 +70,11 @@ async def test_records_on_a_cached_principal_cost_one_statement(cached, pool, ws
     assert len(response.json()["data"]["records"]["edges"]) == first
     control, data = split(cached.statements)
     # The page is the request's one statement; the role, the workspace and the principal's
-    # freshness go with BEGIN (one round trip), then COMMIT.
+    # freshness go with BEGIN READ ONLY (one round trip: a query that only reads), then COMMIT.
     assert len(data) == 1, data
     assert "app_begin_request" not in data[0]
     assert len(control) == 2, control
-    assert control[0].startswith("BEGIN;") and "app_principal_fresh" in control[0]
+    assert control[0].startswith("BEGIN READ ONLY;") and "app_principal_fresh" in control[0]
     assert len(cached.statements) == 3
 
 

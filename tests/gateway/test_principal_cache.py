@@ -48,7 +48,9 @@ async def test_a_hit_sends_the_settings_with_begin(cached, ws):
     assert response.json()["data"]["workspace"]["name"] == ws.name
     control, data = split(cached.statements)
     assert not any("app_begin_request" in s for s in cached.statements), cached.statements
-    assert control[0].startswith("BEGIN;") and "app_principal_fresh" in control[0], control
+    # (a query that only reads: READ ONLY, in the same round trip)
+    assert control[0].startswith("BEGIN READ ONLY;"), control
+    assert "app_principal_fresh" in control[0], control
     assert str(ws.id) in control[0]
     assert control[1:] == ["COMMIT;"]
     assert len(data) == 2, data  # the workspace and the objects: the app's own statements
@@ -176,3 +178,12 @@ async def test_a_hit_answers_as_a_miss_does(cached, ws, who):
     hit = await gql(cached.client, token, WHO)
     assert cached.cache.hits == 1
     assert hit.json() == miss.json()
+
+
+async def test_a_hit_with_the_database_gone_answers_db_unavailable(cached, ws):
+    token = ws.tokens["member"]
+    await warm(cached, token)
+    await cached.pool.close()
+    response = await gql(cached.client, token, WHO)
+    assert response.status_code == 503
+    assert response.json()["errors"][0]["extensions"]["code"] == "DB_UNAVAILABLE"
