@@ -99,6 +99,33 @@ CREATE TRIGGER principals_changed AFTER INSERT OR UPDATE OR DELETE ON role_permi
 CREATE TRIGGER principals_changed AFTER INSERT OR UPDATE OF workspace_id, id, kind OR DELETE
     ON objects FOR EACH ROW EXECUTE FUNCTION app_principals_changed();
 
+-- A table emptied at once (TRUNCATE: never the application, which holds no such right):
+-- every workspace's counter moves, and every process drops everything (an empty payload).
+CREATE FUNCTION app_principals_truncated() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = public, pg_temp
+AS $$
+BEGIN
+    UPDATE principal_generations SET generation = generation + 1;
+    PERFORM pg_notify('skillmem_principals', '');
+    RETURN NULL;
+END
+$$;
+
+REVOKE EXECUTE ON FUNCTION app_principals_truncated() FROM PUBLIC;
+
+DO $$
+DECLARE
+    t text;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['tokens', 'token_workspaces', 'members', 'agents', 'api_keys',
+                             'mcp_clients', 'roles', 'role_permissions', 'objects'] LOOP
+        EXECUTE format('CREATE TRIGGER principals_truncated AFTER TRUNCATE ON %I'
+                       ' FOR EACH STATEMENT EXECUTE FUNCTION app_principals_truncated()', t);
+    END LOOP;
+END
+$$;
+
 -- In a transaction whose role and workspace were set from a cached principal: raise (SQLSTATE
 -- SMC01, nothing else raises it) unless the token p_token_hash is still live in that workspace
 -- and the workspace's counter is still p_generation. Reads two rows by their keys.
