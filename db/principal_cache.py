@@ -7,6 +7,8 @@ what the function sets) go with its BEGIN in one round trip (db/begin.py), follo
 workspace and the workspace's principal counter has not moved since the entry was read. So a
 revocation, a role or a right changed, is seen by every transaction that starts after it
 committed, whether the entry was dropped yet or not; a stale entry only costs a miss.
+``app_begin_request`` does nothing besides those settings and its answer (it stamps no
+last use, writes nothing), so a hit leaves nothing out.
 
 Entries are dropped when the database says their workspace changed (a NOTIFY on
 ``skillmem_principals`` from the same triggers that move the counter, heard on the process's
