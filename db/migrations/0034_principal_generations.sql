@@ -11,6 +11,12 @@
 --   every transaction that starts after it commits, cache or not.
 -- * a NOTIFY on skillmem_principals (payload: the workspace's id) from the same triggers, so
 --   the processes drop that workspace's entries at once rather than find them stale.
+--
+-- The counter's row is locked until its transaction ends: two transactions changing members,
+-- keys, roles or rights of one workspace at once now wait for each other (rare, administrative
+-- writes; token inserts and record writes do not move it). Changes made with triggers off
+-- (session_replication_role = replica, a restore) move no counter: set
+-- SKILLMEM_PRINCIPAL_CACHE_SECONDS=0 or restart the API processes around them.
 
 CREATE TABLE principal_generations (
     workspace_id uuid PRIMARY KEY REFERENCES workspaces ON DELETE CASCADE,

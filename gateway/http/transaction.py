@@ -18,7 +18,7 @@ import asyncpg
 from db import identity
 from db.begin import begun
 from db.principal_cache import PrincipalCache
-from gateway.observe.metrics import lent
+from gateway.observe.metrics import PRINCIPAL_CACHE, lent
 from resolvers.common.principals import Principal, principal_for_token, token_hash, well_formed
 
 # A request waits at most this long for a connection, then answers DB_UNAVAILABLE.
@@ -41,14 +41,17 @@ async def request_transaction(
         # The pool lends a proxy that forwards every method to its connection.
         conn = cast(asyncpg.Connection, proxy)
         if cached is None:
+            PRINCIPAL_CACHE.labels("off" if cache is None else "miss").inc()
             async with conn.transaction(readonly=readonly):
                 yield conn, await _resolve(conn, token, hashed, cache, epoch)
             return
         transaction = begun(conn, cached.prelude, readonly)
         async with transaction:
             if not transaction.stale:
+                PRINCIPAL_CACHE.labels("hit").inc()
                 yield conn, Principal(cached.row)
                 return
+            PRINCIPAL_CACHE.labels("stale").inc()
             assert cache is not None and hashed is not None
             cache.drop(hashed)
             yield conn, await _resolve(conn, token, hashed, cache, cache.epoch())

@@ -9,6 +9,7 @@ import asyncio
 import pytest
 
 from db.principal_cache import CHANNEL
+from gateway.observe.metrics import PRINCIPAL_CACHE
 from resolvers.common.principals import token_hash
 from tests.factories import gql, split
 
@@ -29,6 +30,10 @@ async def warm(cached, token: str) -> None:  # type: ignore[no-untyped-def]
     await gql(cached.client, token, WHO)
     assert cached.cache.hits == hits + 1
     assert token_hash(token) in cached.cache.entries
+
+
+def stale_count() -> float:
+    return PRINCIPAL_CACHE.labels("stale")._value.get()  # type: ignore[no-any-return]
 
 
 async def until(check, what: str) -> None:  # type: ignore[no-untyped-def]
@@ -73,6 +78,7 @@ async def test_a_revocation_is_seen_even_when_its_notify_is_not(cached, ws, pool
     token = ws.tokens["other"]
     await warm(cached, token)
     heard = cached.listener.channels.pop(CHANNEL)  # the NOTIFY goes unheard from here on
+    stale = stale_count()
     async with pool.acquire() as conn:
         await conn.execute(
             "UPDATE tokens SET revoked_at = now() WHERE token_hash = $1", token_hash(token)
@@ -82,6 +88,8 @@ async def test_a_revocation_is_seen_even_when_its_notify_is_not(cached, ws, pool
     response = await gql(cached.client, token, WHO)
     assert response.status_code == 401  # app_principal_fresh refused it in the transaction
     assert token_hash(token) not in cached.cache.entries
+    assert cached.cache.dropped >= 1
+    assert stale_count() == stale + 1
     cached.listener.channels[CHANNEL] = heard
 
 
