@@ -3,10 +3,11 @@
 A request whose token was resolved here a moment ago does not run ``app_begin_request``: its
 transaction's settings (the role, ``app.token_hash`` emptied, ``app.workspace_id``: exactly
 what the function sets) go with its BEGIN in one round trip (db/begin.py), followed by
-``app_principal_fresh`` (migration 0034), which raises unless the token is still live in that
-workspace and the workspace's principal counter has not moved since the entry was read. So a
-revocation, a role or a right changed, is seen by every transaction that starts after it
-committed, whether the entry was dropped yet or not; a stale entry only costs a miss.
+``app_principal_fresh`` (migration 0034), which raises unless the token (by its id) is still
+live in that workspace and the workspace's principal counter has not moved since the entry
+was read. So a revocation, a role or a right changed, is seen by every transaction that
+starts after it committed, whether the entry was dropped yet or not; a stale entry only
+costs a miss.
 ``app_begin_request`` does nothing besides those settings and its answer (it stamps no
 last use, writes nothing), so a hit leaves nothing out.
 
@@ -41,16 +42,17 @@ STALE = "SMC01"
 TOKEN_HASH = re.compile(r"[0-9a-f]{64}")
 
 
-def prelude(workspace_id: UUID, token_hash: str, generation: int) -> str:
-    """The statements sent after BEGIN for a cached principal: literals of a UUID, a hex
-    digest and an integer only, each checked here; no text from a request reaches it."""
-    if not isinstance(workspace_id, UUID) or not TOKEN_HASH.fullmatch(token_hash):
-        raise ValueError("a cached principal needs a workspace id and a token hash")
+def prelude(workspace_id: UUID, token_id: UUID, generation: int) -> str:
+    """The statements sent after BEGIN for a cached principal: literals of two UUIDs and an
+    integer only, each checked here; no text from a request reaches it (nor the token's hash:
+    statement text shows in logs and traces)."""
+    if not isinstance(workspace_id, UUID) or not isinstance(token_id, UUID):
+        raise ValueError("a cached principal needs its workspace's and its token's ids")
     return (
         f"SELECT set_config('role', '{APP_ROLE}', true),"
         " set_config('app.token_hash', '', true),"
         f" set_config('app.workspace_id', '{workspace_id}', true);"
-        f" SELECT app_principal_fresh('{token_hash}', {int(generation)});"
+        f" SELECT app_principal_fresh('{token_id}', {int(generation)});"
     )
 
 
@@ -106,12 +108,14 @@ class PrincipalCache:
 
     def store(self, token_hash: str, row: PrincipalRow, generation: int, epoch: int) -> None:
         """Keep a principal resolved while connection ``epoch`` listened (still the one)."""
+        if not TOKEN_HASH.fullmatch(token_hash):
+            raise ValueError("entries are keyed by a token's sha256, in hex")
         if self.ttl <= 0 or self.size <= 0 or epoch != self.epoch():
             return
         self.entries[token_hash] = Cached(
             row,
             generation,
-            prelude(row.workspace_id, token_hash, generation),
+            prelude(row.workspace_id, row.token_id, generation),
             epoch,
             self.clock() + self.ttl,
         )

@@ -133,9 +133,11 @@ END
 $$;
 
 -- In a transaction whose role and workspace were set from a cached principal: raise (SQLSTATE
--- SMC01, nothing else raises it) unless the token p_token_hash is still live in that workspace
--- and the workspace's counter is still p_generation. Reads two rows by their keys.
-CREATE FUNCTION app_principal_fresh(p_token_hash text, p_generation bigint) RETURNS void
+-- SMC01, nothing else raises it) unless the token p_token (its id: the hash, a lasting name of
+-- the token, never goes into statement text, logs or traces) is still live in that workspace,
+-- still in the token directory there, and the workspace's counter is still p_generation.
+-- Reads three rows by their keys.
+CREATE FUNCTION app_principal_fresh(p_token uuid, p_generation bigint) RETURNS void
 LANGUAGE plpgsql STABLE
 SET search_path = public, pg_temp
 AS $$
@@ -143,18 +145,17 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM principal_generations g
                     WHERE g.workspace_id = app_workspace_id()
                       AND g.generation = p_generation)
-       OR NOT EXISTS (SELECT 1 FROM token_workspaces d
-                       WHERE d.token_hash = p_token_hash
-                         AND d.workspace_id = app_workspace_id())
        OR NOT EXISTS (SELECT 1 FROM tokens t
-                       WHERE t.workspace_id = app_workspace_id()
-                         AND t.token_hash = p_token_hash AND t.revoked_at IS NULL) THEN
+                        JOIN token_workspaces d
+                          ON d.token_hash = t.token_hash AND d.workspace_id = t.workspace_id
+                       WHERE t.workspace_id = app_workspace_id() AND t.id = p_token
+                         AND t.revoked_at IS NULL) THEN
         RAISE EXCEPTION 'the cached principal is stale' USING ERRCODE = 'SMC01';
     END IF;
 END
 $$;
 
-GRANT EXECUTE ON FUNCTION app_principal_fresh(text, bigint) TO skillmem_app;
+GRANT EXECUTE ON FUNCTION app_principal_fresh(uuid, bigint) TO skillmem_app;
 
 -- The transaction's workspace's counter (NULL when it has none), read beside
 -- app_begin_request by a process that caches principals (db/queries/identity.sql,

@@ -34,7 +34,7 @@ async def test_the_settings_are_those_of_app_begin_request(api_pool, ws, who):
         expected = dict(await conn.fetchrow(SETTINGS))
     row, generation = await resolved(api_pool, token)
     async with api_pool.acquire() as conn:
-        transaction = begun(conn, prelude(row.workspace_id, token_hash(token), generation))
+        transaction = begun(conn, prelude(row.workspace_id, row.token_id, generation))
         async with transaction:
             assert not transaction.stale
             assert dict(await conn.fetchrow(SETTINGS)) == expected
@@ -45,7 +45,7 @@ async def test_a_stale_principal_begins_plain(api_pool, ws):
     token = ws.tokens["member"]
     row, generation = await resolved(api_pool, token)
     async with api_pool.acquire() as conn:
-        transaction = begun(conn, prelude(row.workspace_id, token_hash(token), generation + 1))
+        transaction = begun(conn, prelude(row.workspace_id, row.token_id, generation + 1))
         async with transaction:
             assert transaction.stale
             assert conn.is_in_transaction()
@@ -57,10 +57,10 @@ async def test_a_stale_principal_begins_plain(api_pool, ws):
 
 async def test_a_token_of_another_workspace_is_stale(api_pool, ws, ws2):
     row, generation = await resolved(api_pool, ws.tokens["member"])
-    theirs, _ = await resolved(api_pool, ws2.tokens["member"])
+    theirs, generation = await resolved(api_pool, ws2.tokens["member"])
     async with api_pool.acquire() as conn:
         # The entry of one workspace's token, with the other workspace's id: refused.
-        transaction = begun(conn, prelude(theirs.workspace_id, token_hash(ws.tokens["member"]), 0))
+        transaction = begun(conn, prelude(theirs.workspace_id, row.token_id, generation))
         async with transaction:
             assert transaction.stale
 
@@ -68,7 +68,7 @@ async def test_a_token_of_another_workspace_is_stale(api_pool, ws, ws2):
 async def test_savepoints_rollback_and_release_behave(api_pool, pool, ws):
     token = ws.tokens["admin"]
     row, generation = await resolved(api_pool, token)
-    text = prelude(row.workspace_id, token_hash(token), generation)
+    text = prelude(row.workspace_id, row.token_id, generation)
     async with api_pool.acquire() as conn:
         with pytest.raises(RuntimeError):
             async with begun(conn, text):
@@ -92,7 +92,7 @@ async def test_read_only_refuses_writes(api_pool, ws):
     row, generation = await resolved(api_pool, token)
     async with api_pool.acquire() as conn:
         with pytest.raises(asyncpg.ReadOnlySQLTransactionError):
-            async with begun(conn, prelude(row.workspace_id, token_hash(token), generation), True):
+            async with begun(conn, prelude(row.workspace_id, row.token_id, generation), True):
                 assert (await conn.fetchrow(SETTINGS))["read_only"] == "on"
                 await conn.execute("UPDATE workspaces SET name = 'Nope'")
         assert not conn.is_in_transaction()
@@ -111,6 +111,8 @@ async def test_a_failing_begin_leaves_the_connection_usable(api_pool, ws):
 
 def test_the_prelude_takes_checked_values_only(ws):
     with pytest.raises(ValueError):
-        prelude(ws.id, "'; DROP TABLE tokens; --", 1)
+        prelude(ws.id, "'; DROP TABLE tokens; --", 1)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
-        prelude(str(ws.id), "0" * 64, 1)  # type: ignore[arg-type]
+        prelude(str(ws.id), ws.id, 1)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        prelude(ws.id, ws.id, "1); DROP TABLE tokens; --")  # type: ignore[arg-type]

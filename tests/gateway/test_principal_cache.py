@@ -57,6 +57,7 @@ async def test_a_hit_sends_the_settings_with_begin(cached, ws):
     assert control[0].startswith("BEGIN READ ONLY;"), control
     assert "app_principal_fresh" in control[0], control
     assert str(ws.id) in control[0]
+    assert token_hash(token) not in " ".join(cached.statements)  # ids only in statement text
     assert control[1:] == ["COMMIT;"]
     assert len(data) == 2, data  # the workspace and the objects: the app's own statements
 
