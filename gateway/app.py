@@ -172,6 +172,7 @@ def lifespan_for(
 
 
 def graphql_endpoint(settings: Settings) -> GraphQLEndpoint:
+    """/graphql's endpoint (its document cache is also read by the edge: app.state.documents)."""
     return GraphQLEndpoint(
         schema._schema, settings, GRAPHIQL_HTML if settings.introspection else None
     )

@@ -4,7 +4,9 @@ The middleware reads the body first (capped, within a deadline, refusing JSON te
 NUL), then takes one pooled connection for the request, opens its transaction, resolves
 the token (which also sets the transaction's role and workspace) and hands principal and
 connection to the app through the ASGI scope. The response is held until the transaction
-commits, so a client never hears of a write that did not happen.
+commits, so a client never hears of a write that did not happen. A token the process resolved
+a moment ago sends its settings with BEGIN instead (gateway/http/transaction.py), and a
+GraphQL query that only reads begins READ ONLY (gateway/http/readonly.py).
 """
 
 from __future__ import annotations
