@@ -39,7 +39,9 @@ import psutil
 
 from bench import client
 from bench.generate import BenchData, ensure, server_dsn
+from db.events import Listener
 from db.pool import create_pool
+from db.principal_cache import PrincipalCache
 from db.sql import queries
 from gateway.app import create_app
 from gateway.settings import Settings
@@ -53,7 +55,15 @@ QUERY = (
 PAGE_SIZE = 20
 COUNTED_SIZES = (1, 20, 100)
 TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
-SERVERS = {"graphql": "gateway.app:create_app", "baseline": "bench.baseline:create_app"}
+SERVERS = {
+    "graphql": "gateway.app:create_app",
+    "baseline": "bench.baseline:create_app",
+    # The same app with its principal cache off (every request runs app_begin_request): the
+    # before of issue 17's principal cache, measured in the same run.
+    "uncached": "gateway.app:create_app",
+}
+SERVER_ENV = {"uncached": {"SKILLMEM_PRINCIPAL_CACHE_SECONDS": "0"}}
+GRAPHQL_SERVERS = ("graphql", "uncached")
 READY_SECONDS = 60.0
 PACKAGES = ("strawberry-graphql", "graphql-core", "starlette", "uvicorn", "asyncpg", "orjson")
 
@@ -69,7 +79,7 @@ class Server:
 
     def request(self, token: str, first: int) -> bytes:
         """The request this server answers with a page of ``first`` contacts."""
-        if self.name == "graphql":
+        if self.name in GRAPHQL_SERVERS:
             body = orjson.dumps({"query": QUERY % first})
         else:
             body = orjson.dumps({"object": "contacts", "first": first})
@@ -97,6 +107,7 @@ async def serve(
         "DATABASE_URL": dsn,
         "SKILLMEM_INTROSPECTION": "false",
         "SKILLMEM_WORKER": "false",
+        **SERVER_ENV.get(name, {}),
     }
     process = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -121,7 +132,7 @@ async def serve(
         env=env,
     )
     if path is None:
-        path = "/graphql" if name == "graphql" else "/records"
+        path = "/graphql" if name in GRAPHQL_SERVERS else "/records"
     server = Server(name, port, process, path)
     try:
         await _wait_ready(server)
@@ -153,6 +164,8 @@ async def _wait_ready(server: Server) -> None:
 
 
 def _statement_name(query: str) -> str:
+    if query.startswith("BEGIN") and "app_principal_fresh" in query:
+        return query.split(";")[0] + " + settings"  # a cached principal's one round trip
     for domain in ("identity", "records"):
         for name, text in queries(domain).items():
             if text == query.strip():
@@ -160,14 +173,29 @@ def _statement_name(query: str) -> str:
     return " ".join(query.split())[:60]
 
 
+def _counted(logged: list[str]) -> dict[str, Any]:
+    control = [q for q in logged if q.strip().upper().startswith(TRANSACTION_CONTROL)]
+    data = [q for q in logged if q not in control]
+    return {
+        "data": len(data),
+        "transaction_control": len(control),
+        "statements": [_statement_name(q) for q in logged],
+    }
+
+
 async def count_statements(dsn: str, token: str) -> dict[str, Any]:
-    """SQL statements of one GraphQL request per page size, the app run in-process."""
+    """SQL statements of one GraphQL request per page size, the app run in-process with its
+    principal cache: on a miss (the token resolved by app_begin_request) and on a hit."""
     logged: list[str] = []
     pool = await create_pool(dsn, min_size=1, max_size=1)
+    listener = Listener(dsn, name="bench-principals")
+    cache = PrincipalCache(listener, ttl=60.0, size=10)
+    await listener.start()
     try:
         async with pool.acquire() as conn:
             conn.add_query_logger(lambda record: logged.append(record.query))
         app = create_app(Settings(database_url=dsn, introspection=False), pool=pool)
+        app.state.principals = cache
         transport = httpx.ASGITransport(app=app)
         headers = {"authorization": f"Bearer {token}", "content-type": "application/json"}
         found: dict[str, Any] = {}
@@ -175,20 +203,18 @@ async def count_statements(dsn: str, token: str) -> dict[str, Any]:
             for first in COUNTED_SIZES:
                 body = {"query": QUERY % first}
                 await http.post("/graphql", json=body, headers=headers)  # warm the connection
-                await asyncio.sleep(0.01)
-                logged.clear()
-                response = await http.post("/graphql", json=body, headers=headers)
-                await asyncio.sleep(0.01)  # loggers are called soon after, not inline
-                edges = response.json()["data"]["records"]["edges"]
-                assert len(edges) == first, (first, len(edges))
-                control = [q for q in logged if q.strip().upper().startswith(TRANSACTION_CONTROL)]
-                data = [q for q in logged if q not in control]
-                found[str(first)] = {
-                    "data": len(data),
-                    "transaction_control": len(control),
-                    "statements": [_statement_name(q) for q in logged],
-                }
+                for case in ("miss", "hit"):
+                    if case == "miss":
+                        cache.entries.clear()
+                    await asyncio.sleep(0.01)
+                    logged.clear()
+                    response = await http.post("/graphql", json=body, headers=headers)
+                    await asyncio.sleep(0.01)  # loggers are called soon after, not inline
+                    edges = response.json()["data"]["records"]["edges"]
+                    assert len(edges) == first, (first, len(edges))
+                    found[f"{first} ({case})"] = _counted(logged)
     finally:
+        await listener.stop()
         await pool.close()
     return found
 
@@ -206,8 +232,9 @@ async def check_same_data(servers: dict[str, Server], token: str) -> dict[str, A
             body = orjson.loads(raw)
             assert status == 200 and "errors" not in body, (name, status, raw[:500])
             bodies[name] = body["data"]
-        if bodies["graphql"] != bodies["baseline"]:
-            raise AssertionError(f"GraphQL and baseline data differ at first={first}")
+        for name in GRAPHQL_SERVERS:
+            if name in bodies and bodies[name] != bodies["baseline"]:
+                raise AssertionError(f"{name} and baseline data differ at first={first}")
         edges = bodies["graphql"]["records"]["edges"]
         assert len(edges) == first
         seen[str(first)] = {
@@ -349,6 +376,9 @@ async def load_slices(
         if meter.postmaster is None:  # DATABASE_URL's server: its processes are not ours
             result[name]["postgres_cpu_ms_per_request"] = None
     result["ratio"] = round(result["graphql"]["rps"] / result["baseline"]["rps"], 3)
+    if "uncached" in result:
+        result["uncached_ratio"] = round(result["uncached"]["rps"] / result["baseline"]["rps"], 3)
+        result["cache_gain"] = round(result["graphql"]["rps"] / result["uncached"]["rps"], 3)
     return result
 
 
@@ -378,34 +408,54 @@ def machine(server_version: str) -> dict[str, Any]:
     }
 
 
-def markdown(report: dict[str, Any]) -> str:
-    """The report's tables."""
+def _load_rows(report: dict[str, Any]) -> list[str]:
     lines = [
         "| concurrency | GraphQL req/s | p50 ms | p99 ms | baseline req/s | p50 ms | p99 ms "
-        "| GraphQL/baseline |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| GraphQL/baseline | cache off req/s | cache off/baseline | cache on/off |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in report["load"]:
+        g, b, u = row["graphql"], row["baseline"], row.get("uncached")
+        off = (
+            f"{u['rps']:,.0f} | {row['uncached_ratio']:.2f}x | {row['cache_gain']:.2f}x"
+            if u
+            else "- | - | -"
+        )
+        lines.append(
+            f"| {row['concurrency']} | {g['rps']:,.0f} | {g['p50_ms']:.2f} | {g['p99_ms']:.2f} "
+            f"| {b['rps']:,.0f} | {b['p50_ms']:.2f} | {b['p99_ms']:.2f} | {row['ratio']:.2f}x "
+            f"| {off} |"
+        )
+    return lines
+
+
+def _cpu_rows(report: dict[str, Any]) -> list[str]:
+    lines = [
+        "",
+        "| concurrency | server CPU ms/req GraphQL | cache off | baseline "
+        "| PostgreSQL CPU ms/req GraphQL | cache off | baseline | other load (cores) "
+        "| errors GraphQL / baseline |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in report["load"]:
         g, b = row["graphql"], row["baseline"]
+        u = row.get("uncached") or {}
         lines.append(
-            f"| {row['concurrency']} | {g['rps']:,.0f} | {g['p50_ms']:.2f} | {g['p99_ms']:.2f} "
-            f"| {b['rps']:,.0f} | {b['p50_ms']:.2f} | {b['p99_ms']:.2f} | {row['ratio']:.2f}x |"
+            f"| {row['concurrency']} | {g['server_cpu_ms_per_request']} "
+            f"| {u.get('server_cpu_ms_per_request', '-')} "
+            f"| {b['server_cpu_ms_per_request']} | {g['postgres_cpu_ms_per_request']} "
+            f"| {u.get('postgres_cpu_ms_per_request', '-')} "
+            f"| {b['postgres_cpu_ms_per_request']} "
+            f"| {g['other_cores']} / {b['other_cores']} | {g['errors']} / {b['errors']} |"
         )
+    return lines
+
+
+def markdown(report: dict[str, Any]) -> str:
+    """The report's tables."""
+    lines = _load_rows(report)
     if report["load"]:
-        lines += [
-            "",
-            "| concurrency | server CPU ms/req GraphQL | baseline | PostgreSQL CPU ms/req GraphQL "
-            "| baseline | other load (cores) | errors GraphQL / baseline |",
-            "|---:|---:|---:|---:|---:|---:|---:|",
-        ]
-        for row in report["load"]:
-            g, b = row["graphql"], row["baseline"]
-            lines.append(
-                f"| {row['concurrency']} | {g['server_cpu_ms_per_request']} "
-                f"| {b['server_cpu_ms_per_request']} | {g['postgres_cpu_ms_per_request']} "
-                f"| {b['postgres_cpu_ms_per_request']} "
-                f"| {g['other_cores']} / {b['other_cores']} | {g['errors']} / {b['errors']} |"
-            )
+        lines += _cpu_rows(report)
     lines += [
         "",
         "| first | data statements | BEGIN/COMMIT | statements in order |",
@@ -445,8 +495,12 @@ async def bench(args: argparse.Namespace, server: str, postmaster_pid: int | Non
     report["statements"] = await count_statements(data.dsn, data.token)
     print("statements per request:", report["statements"], flush=True)
     report["load"] = []
-    async with serve("graphql", data.dsn) as graphql, serve("baseline", data.dsn) as baseline:
-        servers = {"graphql": graphql, "baseline": baseline}
+    async with (
+        serve("graphql", data.dsn) as graphql,
+        serve("baseline", data.dsn) as baseline,
+        serve("uncached", data.dsn) as uncached,
+    ):
+        servers = {"graphql": graphql, "baseline": baseline, "uncached": uncached}
         report["same_data"] = await check_same_data(servers, data.token)
         print("same data:", report["same_data"], flush=True)
         meter = CpuMeter(postmaster_pid)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from uuid import UUID
 
@@ -62,6 +62,8 @@ class Listener:
         self.received = 0
         self.queues: dict[tuple[str, UUID], set[asyncio.Queue[Event | None]]] = {}
         self.listening = asyncio.Event()
+        # Other channels heard on the same connection (db/principal_cache.py), by name.
+        self.channels: dict[str, Callable[[str], None]] = {}
         self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -101,6 +103,15 @@ class Listener:
                 if not found:
                     del self.queues[key]
 
+    def hear(self, channel: str, callback: Callable[[str], None]) -> None:
+        """Call ``callback`` with each payload sent on ``channel`` (set before ``start``)."""
+        self.channels[channel] = callback
+
+    def _heard(self, conn: object, pid: int, channel: str, payload: object) -> None:
+        callback = self.channels.get(channel)
+        if callback is not None:
+            callback(str(payload))
+
     def subscribers(self, kind: str, workspace_id: UUID) -> int:
         return len(self.queues.get((kind, workspace_id), ()))
 
@@ -135,6 +146,8 @@ class Listener:
         conn.add_termination_listener(lambda _: lost.set())
         try:
             await conn.add_listener(CHANNEL, self._received)
+            for channel in self.channels:
+                await conn.add_listener(channel, self._heard)
             self.connections += 1
             self.listening.set()
             while not self._stopping.is_set():

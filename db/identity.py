@@ -71,6 +71,21 @@ async def begin_request(conn: asyncpg.Connection, token_hash: str) -> PrincipalR
     return PrincipalRow(**values)
 
 
+async def begin_request_generation(
+    conn: asyncpg.Connection, token_hash: str
+) -> tuple[PrincipalRow, int | None] | None:
+    """As ``begin_request``, with the workspace's principal counter (None when it has none):
+    what a principal cache keeps (db/principal_cache.py)."""
+    row = await conn.fetchrow(Q["begin_request_generation"], token_hash)
+    if row is None:
+        return None
+    values = dict(row)
+    generation: int | None = values.pop("generation")
+    for right in ("readable", "creatable", "updatable", "deletable"):
+        values[right] = frozenset(values[right])
+    return PrincipalRow(**values), generation
+
+
 async def insert_workspace(conn: asyncpg.Connection, workspace_id: UUID, name: str) -> WorkspaceRow:
     """Create the workspace the transaction was begun for."""
     row = await conn.fetchrow(Q["insert_workspace"], workspace_id, name)

@@ -21,6 +21,7 @@ from db.embedded import start_embedded
 from db.events import Listener
 from db.migrate import apply_migrations
 from db.pool import api_dsn, connect, create_pool
+from db.principal_cache import PrincipalCache
 from gateway import heap
 from gateway.anthropic import dreams, memory_stores
 from gateway.anthropic import skills as anthropic_skills
@@ -106,12 +107,20 @@ async def background_worker(
 
 
 @contextlib.asynccontextmanager
-async def listening(dsn: str) -> AsyncIterator[Listener]:
-    """The process's listener for subscriptions' events (db/events.py) for the block."""
+async def listening(
+    dsn: str, settings: Settings
+) -> AsyncIterator[tuple[Listener, PrincipalCache | None]]:
+    """The process's listener for subscriptions' events (db/events.py) for the block, which
+    also keeps the principal cache (db/principal_cache.py) up to date when it is on."""
     events = Listener(dsn)
+    principals = (
+        PrincipalCache(events, settings.principal_cache_seconds, settings.principal_cache_size)
+        if settings.principal_cache_seconds > 0 and settings.principal_cache_size > 0
+        else None
+    )
     await events.start()
     try:
-        yield events
+        yield events, principals
     finally:
         await events.stop()
 
@@ -141,11 +150,12 @@ def lifespan_for(
         try:
             async with (
                 supervising(server, settings.supervision()) as supervisor,
-                listening(request_dsn(settings, dsn)) as events,
+                listening(request_dsn(settings, dsn), settings) as (events, principals),
                 background_worker(settings, dsn, request_dsn(settings, dsn)) as worker,
             ):
                 app.state.supervisor = supervisor
                 app.state.events = events
+                app.state.principals = principals
                 app.state.worker = worker
                 if supervisor is not None and worker is not None:
                     supervisor.on_restart.append(worker.resume)
@@ -161,11 +171,16 @@ def lifespan_for(
     return lifespan
 
 
-def routes(settings: Settings) -> list[BaseRoute]:
-    """GraphQL, the plain routes, the probes and GraphiQL's static files."""
-    endpoint = GraphQLEndpoint(
+def graphql_endpoint(settings: Settings) -> GraphQLEndpoint:
+    """/graphql's endpoint (its document cache is also read by the edge: app.state.documents)."""
+    return GraphQLEndpoint(
         schema._schema, settings, GRAPHIQL_HTML if settings.introspection else None
     )
+
+
+def routes(settings: Settings, endpoint: GraphQLEndpoint | None = None) -> list[BaseRoute]:
+    """GraphQL, the plain routes, the probes and GraphiQL's static files."""
+    endpoint = endpoint or graphql_endpoint(settings)
     documented = (
         [Route(openapi.OPENAPI_PATH, openapi.openapi_json, methods=["GET"])]
         if settings.introspection
@@ -243,7 +258,11 @@ def create_app(
     if tracer is not None:
         tracing.trace_sql(tracer)
     mcp = McpEndpoint(settings.catalog())
-    app_routes = [*routes(settings), Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"])]
+    endpoint = graphql_endpoint(settings)
+    app_routes = [
+        *routes(settings, endpoint),
+        Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"]),
+    ]
     app = Starlette(
         routes=app_routes,
         middleware=middleware(settings, app_routes, tracer),
@@ -253,5 +272,8 @@ def create_app(
     app.state.pool = pool
     app.state.worker = None
     app.state.events = None
+    app.state.principals = None
+    # The documents /graphql has parsed: the edge looks there for queries that only read.
+    app.state.documents = endpoint.cache
     app.state.supervisor = None
     return app

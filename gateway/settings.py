@@ -242,6 +242,18 @@ class Settings(BaseSettings):
         "before the approval expires.",
     )
 
+    # --- principal cache (issue 17, item 1; db/principal_cache.py) --------------------------
+    principal_cache_seconds: float = Field(
+        default=5.0,
+        ge=0,
+        description="Seconds a resolved token's principal is kept in the process, so that its "
+        "next requests send their settings with BEGIN (each still checked fresh in its "
+        "transaction); 0 turns the cache off.",
+    )
+    principal_cache_size: int = Field(
+        default=10_000, ge=0, description="Most principals kept by the cache (oldest dropped)."
+    )
+
     # --- persisted operations (issue 17, item 3; gateway/http/persisted.py) ----------------
     persisted_queries: bool = Field(
         default=True,

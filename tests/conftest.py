@@ -9,6 +9,7 @@ import tempfile
 import uuid
 import zlib
 from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -18,8 +19,10 @@ import httpx
 import pytest
 
 from db.embedded import start_embedded
+from db.events import Listener
 from db.migrate import apply_migrations
 from db.pool import api_dsn, connect, create_pool
+from db.principal_cache import PrincipalCache
 from gateway.app import create_app
 from gateway.settings import Settings
 from resolvers.common import clock
@@ -144,6 +147,36 @@ async def counted(
         transport=httpx.ASGITransport(app=app), base_url="http://test"
     ) as client:
         yield client, statements
+    await pool.close()
+
+
+@dataclass
+class Cached:
+    """An app with a principal cache (db/principal_cache.py) listening on its own connection,
+    whose one pooled connection logs every statement; ``now`` is the cache's clock."""
+
+    client: httpx.AsyncClient
+    statements: list[str]
+    cache: PrincipalCache
+    listener: Listener
+    now: list[float]
+    pool: asyncpg.Pool
+
+
+@pytest.fixture
+async def cached(dsn: str, settings: Settings) -> AsyncIterator[Cached]:
+    pool, statements = await logging_pool(dsn)
+    listener = Listener(api_dsn(dsn), name=f"principals-test-{uuid.uuid4().hex[:8]}")
+    now = [1_000.0]
+    cache = PrincipalCache(listener, ttl=5.0, size=100, clock=lambda: now[0])
+    await listener.start()
+    app = create_app(settings, pool=pool)
+    app.state.principals = cache
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://test"
+    ) as client:
+        yield Cached(client, statements, cache, listener, now, pool)
+    await listener.stop()
     await pool.close()
 
 

@@ -117,3 +117,7 @@ SELECT workspace_id, name, created_at FROM workspaces ORDER BY name, workspace_i
 -- name: workspaces_named
 -- The workspaces called $1 (the owner's connection: the operators' commands).
 SELECT workspace_id, name, created_at FROM workspaces WHERE name = $1 ORDER BY workspace_id;
+
+-- name: begin_request_generation
+-- As begin_request, with the workspace's principal counter (migration 0034) read no later.
+SELECT r.*, app_principal_generation() AS generation FROM app_begin_request($1) r;

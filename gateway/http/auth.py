@@ -4,7 +4,9 @@ The middleware reads the body first (capped, within a deadline, refusing JSON te
 NUL), then takes one pooled connection for the request, opens its transaction, resolves
 the token (which also sets the transaction's role and workspace) and hands principal and
 connection to the app through the ASGI scope. The response is held until the transaction
-commits, so a client never hears of a write that did not happen.
+commits, so a client never hears of a write that did not happen. A token the process resolved
+a moment ago sends its settings with BEGIN instead (gateway/http/transaction.py), and a
+GraphQL query that only reads begins READ ONLY (gateway/http/readonly.py).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import asyncpg
 import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from db.principal_cache import PrincipalCache
 from gateway.anthropic import errors as sdk_errors
 from gateway.anthropic.errors import ApiError, is_anthropic_path, refusal
 from gateway.http.body import (
@@ -31,10 +34,11 @@ from gateway.http.body import (
 from gateway.http.graphql import OPERATION_PARAMS
 from gateway.http.nul import json_body_nul_problems, refuse_nul
 from gateway.http.openapi import OPENAPI_PATH
+from gateway.http.readonly import reads_only
 from gateway.http.responses import CONTENT_LENGTH
+from gateway.http.transaction import ACQUIRE_TIMEOUT_SECONDS, request_transaction
 from gateway.mcp.http import MCP_PATH, TOKEN_KEY
 from gateway.observe import logs
-from gateway.observe.metrics import lent
 from gateway.settings import BODY_READ_TIMEOUT_SECONDS
 from resolvers.common.errors import Code, Problem
 from resolvers.common.principals import principal_for_token
@@ -42,8 +46,6 @@ from schema.errors import DB_DOWN, error_body
 
 log = logging.getLogger("skillmem.auth")
 
-# A request waits at most this long for a connection, then answers DB_UNAVAILABLE.
-ACQUIRE_TIMEOUT_SECONDS = 5.0
 # `/metrics` checks its own token (the operator's, gateway/http/metrics.py).
 PUBLIC_PATHS = ("/healthz", "/readyz", "/metrics", "/static/")
 # A request id the client may choose: up to 64 visible ASCII characters.
@@ -145,7 +147,7 @@ class PrincipalMiddleware:
         if scope["path"] == MCP_PATH:
             await self.run_mcp(scope, replay(body, receive), send, token)
             return
-        await self.run(scope, replay(body, receive), send, token)
+        await self.run(scope, replay(body, receive), send, token, body)
 
     async def body(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
         """The body, read before any connection is taken; None once refused (answered)."""
@@ -204,7 +206,9 @@ class PrincipalMiddleware:
         scope[TOKEN_KEY] = token
         await self.app(scope, receive, send)
 
-    async def run(self, scope: Scope, receive: Receive, send: Send, token: str) -> None:
+    async def run(
+        self, scope: Scope, receive: Receive, send: Send, token: str, body: bytes = b""
+    ) -> None:
         """Resolve the token and run the app inside one transaction; answer once it commits."""
         request_id = scope["request_id"]
         held: list[Message] = []
@@ -212,15 +216,15 @@ class PrincipalMiddleware:
         async def hold(message: Message) -> None:
             held.append(message)
 
-        # The app's pool, set by its lifespan (or by the tests).
-        pool: asyncpg.Pool | None = getattr(scope["app"].state, "pool", None)
+        # The app's pool and principal cache, set by its lifespan (or by the tests).
+        state = scope["app"].state
+        pool: asyncpg.Pool | None = getattr(state, "pool", None)
+        cache: PrincipalCache | None = getattr(state, "principals", None)
         try:
             if pool is None:
                 raise ConnectionRefusedError("no database pool")
-            async with lent(pool, ACQUIRE_TIMEOUT_SECONDS) as proxy, proxy.transaction():
-                # The pool lends a proxy that forwards every method to its connection.
-                conn = cast(asyncpg.Connection, proxy)
-                principal = await principal_for_token(conn, token)
+            readonly = reads_only(getattr(state, "documents", None), scope, body)
+            async with request_transaction(pool, token, cache, readonly) as (conn, principal):
                 if principal is not None:
                     scope["principal"] = principal
                     scope["db"] = conn

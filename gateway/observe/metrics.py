@@ -59,6 +59,13 @@ POOL_MAX = Gauge("skillmem_pool_max", "The request pool's maximum size.", regist
 POOL_WAITING = Gauge(
     "skillmem_pool_waiting", "Requests waiting for a pooled connection.", registry=REGISTRY
 )
+PRINCIPAL_CACHE = Counter(
+    "skillmem_principal_cache",
+    "Requests by what the principal cache answered: hit, miss (no entry, ended, or not "
+    "listening), stale (refused in the transaction, then resolved again), off (no cache).",
+    ["result"],
+    registry=REGISTRY,
+)
 QUEUE_JOBS = Gauge(
     "skillmem_queue_jobs",
     "Jobs in the queue, by entrypoint and state (queued: the queue's depth).",

@@ -89,6 +89,7 @@ EXPECTED_TABLES = {
     "dreams",
     "catalog_approvals",
     "token_workspaces",
+    "principal_generations",
 }
 
 # The documented exception: the job queue of the Dreamer's workers (migration 0012, pgqueuer's
@@ -1188,7 +1189,8 @@ IMMUTABLE_TABLES = (
     "store_memory_versions",
     "token_workspaces",
 )
-UNDELETABLE_TABLES = ("memory_pages", "dreams", "catalog_approvals")
+# principal_generations: the app moves a workspace's counter (migration 0034), never deletes it.
+UNDELETABLE_TABLES = ("memory_pages", "dreams", "catalog_approvals", "principal_generations")
 # Replaced as a whole (deleted, then inserted), never updated: an agent's attached skills.
 REPLACED_TABLES = ("agent_skills",)
 

@@ -48,6 +48,36 @@ async def test_records_with_parent_cost_two_statements(counted, pool, ws, first)
     assert len(control) == 2  # BEGIN and COMMIT of the request's transaction
 
 
+@pytest.mark.parametrize("first", [1, 20, 100])
+async def test_records_on_a_cached_principal_cost_one_statement(cached, pool, ws, first):
+    lines = [
+        {"object": "companies", "external_id": f"co{i}", "label": f"Co {i}"} for i in range(10)
+    ]
+    lines += [
+        {
+            "object": "contacts",
+            "external_id": f"p{i}",
+            "label": f"Person {i}",
+            "relations": {"company": {"external_id": f"co{i % 10}"}},
+        }
+        for i in range(120)
+    ]
+    await load_records(pool, ws.tokens["admin"], lines)
+    # The first request resolves the token (and warms the connection); the second hits.
+    await gql(cached.client, ws.tokens["member"], RECORDS_WITH_PARENT, {"first": first})
+    cached.statements.clear()
+    response = await gql(cached.client, ws.tokens["member"], RECORDS_WITH_PARENT, {"first": first})
+    assert len(response.json()["data"]["records"]["edges"]) == first
+    control, data = split(cached.statements)
+    # The page is the request's one statement; the role, the workspace and the principal's
+    # freshness go with BEGIN READ ONLY (one round trip: a query that only reads), then COMMIT.
+    assert len(data) == 1, data
+    assert "app_begin_request" not in data[0]
+    assert len(control) == 2, control
+    assert control[0].startswith("BEGIN READ ONLY;") and "app_principal_fresh" in control[0]
+    assert len(cached.statements) == 3
+
+
 CHANGE_LOGS = """
 {
   a: records(object: "contacts", first: 50) { nodes { changes(first: 2) { at fields } } }
