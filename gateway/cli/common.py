@@ -76,6 +76,12 @@ def run(coroutine: Coroutine[Any, Any, int | None]) -> None:
         code = asyncio.run(coroutine)
     except UNREACHABLE_DATABASE as error:
         raise Failure(f"cannot reach the database: {error}", UNREACHABLE) from None
+    except FileNotFoundError as error:
+        # A unix socket that is not there (a local server stopped): a socket's error names no
+        # file, a file the command reads does (main() reports those).
+        if error.filename is not None:
+            raise
+        raise Failure(f"cannot reach the database: {error.strerror}", UNREACHABLE) from None
     except DomainError as error:
         raise refusal(error) from None
     if code:

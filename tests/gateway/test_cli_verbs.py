@@ -167,6 +167,13 @@ async def test_a_database_down_is_exit_code_3_with_no_traceback(tmp_path):
     ):
         refused = await skillmem(dsn, *args)
         one_line_error(refused, 3, "cannot reach the database")
+    # A local server's unix socket that is not there (a stopped embedded server), for a
+    # command that reads no file and for the worker.
+    gone = tmp_path / "no-server"
+    socket_dsn = f"postgresql://skillmem@/none?host={gone}"
+    for args in (("workspace", "list"), ("worker",)):
+        refused = await skillmem(socket_dsn, *args)
+        one_line_error(refused, 3, "cannot reach the database: No such file or directory")
 
 
 # agent create: the GraphQL mutation createAgent -------------------------------------------
