@@ -19,7 +19,7 @@ from bench.soak.checks import (
     table_hashes,
     total,
 )
-from bench.soak.common import Result, Soak, outage_figures
+from bench.soak.common import RECOVERY_LIMIT_SECONDS, Result, Soak, outage_figures
 from bench.soak.figures import summary
 from bench.soak.load import check_ledger
 from bench.soak.slow_reader import PAUSE_VARIABLE
@@ -78,6 +78,16 @@ def require_outage(result: Result, found: dict[str, Any]) -> None:
     result.require(
         found["errors_later_than_5s_after_back"] == 0,
         f"not recovered within 5 s ({found['recovered_seconds_after_back']} s)",
+    )
+    first = found["first_success_after_back_s"]
+    slowest = first["slowest_lane"]
+    result.require(
+        first["lanes"] > 0
+        and first["lanes_without_success"] == 0
+        and slowest is not None
+        and slowest <= RECOVERY_LIMIT_SECONDS,
+        f"a lane's first success came {slowest} s after PostgreSQL was back"
+        f" ({first['lanes_without_success']} of {first['lanes']} lanes had none)",
     )
 
 
