@@ -37,7 +37,7 @@ from gateway.observe import logs
 from gateway.observe.metrics import lent
 from gateway.settings import BODY_READ_TIMEOUT_SECONDS
 from resolvers.common.errors import Code, Problem
-from resolvers.common.principals import principal_for_token
+from resolvers.common.principals import principal_for_token, well_formed
 from schema.errors import DB_DOWN, error_body
 
 log = logging.getLogger("skillmem.auth")
@@ -138,6 +138,11 @@ class PrincipalMiddleware:
         token = bearer_token(scope)
         if token is None:
             await refuse(scope, send, 401, Code.UNAUTHENTICATED, "A bearer token is required.")
+            return
+        if not well_formed(token):
+            # Not the shape of any token issued: refused before its body is read or a
+            # connection taken, as an unknown token would be after.
+            await refuse(scope, send, 401, Code.UNAUTHENTICATED, "The token is not valid.")
             return
         body = await self.body(scope, receive, send)
         if body is None:
