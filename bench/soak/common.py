@@ -53,6 +53,8 @@ class Result:
     lost: int = 0
     doubled: int = 0
     failures: list[str] = field(default_factory=list)
+    # What the scenario measures and how it judges, for the report's reader.
+    how: str = ""
 
     def require(self, ok: bool, failure: str) -> None:
         if not ok:

@@ -30,6 +30,12 @@ from resolvers.common.principals import principal_for_token
 from resolvers.memory.dreamer.messages import MessageInput, record_message
 
 SLOW_READER = "bench.soak.slow_reader:SlowRules"
+OUTAGE_HOW = """The mixed workload on one gateway; PostgreSQL killed (an immediate shutdown) a third
+of the way in and started again after the outage. Verdict: only coded DB_UNAVAILABLE answers
+while it is down; recovery within 5 s of PostgreSQL being back: no error later than that, and
+each lane's first successful answer after pg_ctl's start returned (PostgreSQL accepting
+connections) within 5 s of it (`first_success_after_back_s`: the slowest lane, the median lane);
+no acknowledged write lost or stored twice."""
 SETTLE_SECONDS = 60.0
 REMEMBERING = ("member", "other", "admin")
 
@@ -94,7 +100,7 @@ def require_outage(result: Result, found: dict[str, Any]) -> None:
 async def postgres_killed(soak: Soak) -> Result:
     """(2) The mixed workload on one gateway; PostgreSQL killed a third of the way in and
     started again ``outage`` seconds later."""
-    result = Result("postgres_killed", "PostgreSQL killed under load")
+    result = Result("postgres_killed", "PostgreSQL killed under load", how=OUTAGE_HOW)
     gateway = await processes.gateway("postgres_killed", soak.dsn, soak.log("postgres_killed"))
     traffic = Traffic()
     async with processes.running(gateway):
