@@ -139,13 +139,13 @@ class PrincipalMiddleware:
         if token is None:
             await refuse(scope, send, 401, Code.UNAUTHENTICATED, "A bearer token is required.")
             return
-        if not well_formed(token):
-            # Not the shape of any token issued: refused before its body is read or a
-            # connection taken, as an unknown token would be after.
-            await refuse(scope, send, 401, Code.UNAUTHENTICATED, "The token is not valid.")
-            return
         body = await self.body(scope, receive, send)
         if body is None:
+            return
+        if not well_formed(token):
+            # Not the shape of any token issued: refused without taking a connection, as an
+            # unknown token is once looked up.
+            await refuse(scope, send, 401, Code.UNAUTHENTICATED, "The token is not valid.")
             return
         if scope["path"] == MCP_PATH:
             await self.run_mcp(scope, replay(body, receive), send, token)
@@ -171,7 +171,8 @@ class PrincipalMiddleware:
                 await refuse(scope, send, 400, problems.code, problems.message, problems.problems)
                 return None
         if refusal.status != 499:
-            await refuse(scope, send, refusal.status, body_code(scope), refusal.message)
+            # The rest of the body is not read: the connection ends with the answer.
+            await refuse(scope, send, refusal.status, body_code(scope), refusal.message, close=True)
         return None
 
     @staticmethod
@@ -264,11 +265,15 @@ async def refuse(
     code: Code,
     message: str,
     problems: list[Problem] | None = None,
+    *,
+    close: bool = False,
 ) -> None:
-    """Answer the request here with one error, in the convention of the route asked for."""
+    """Answer the request here with one error, in the convention of the route asked for;
+    ``close``: and end the connection (a body left unread is not read to its end)."""
+    ending = [(b"connection", b"close")] if close else []
     if is_anthropic_path(scope["path"]):
         listed_problems = [p.as_dict() for p in problems or []]
-        await refuse_as_sdk(scope, send, refusal(status, code, message, listed_problems))
+        await refuse_as_sdk(scope, send, refusal(status, code, message, listed_problems), ending)
         return
     graphql = scope["path"] == "/graphql"
     listed = [p.as_dict() for p in problems or []]
@@ -283,19 +288,23 @@ async def refuse(
     if status == 401:
         headers.append((b"www-authenticate", b'Bearer realm="skillmem"'))
     payload = orjson.dumps(body)
-    headers.append((b"content-length", str(len(payload)).encode()))
+    headers += [(b"content-length", str(len(payload)).encode()), *ending]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": payload})
 
 
-async def refuse_as_sdk(scope: Scope, send: Send, error: ApiError) -> None:
-    """A refusal on the `anthropic` SDK's routes, in its shape (gateway/anthropic/errors.py)."""
+async def refuse_as_sdk(
+    scope: Scope, send: Send, error: ApiError, more: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    """A refusal on the `anthropic` SDK's routes, in its shape (gateway/anthropic/errors.py),
+    with ``more`` headers."""
     request_id = scope["request_id"]
     payload = orjson.dumps(sdk_errors.error_body(error, request_id))
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(payload)).encode()),
         *((k.encode(), v.encode()) for k, v in sdk_errors.error_headers(error, request_id).items()),
+        *(more or []),
     ]
     await send({"type": "http.response.start", "status": error.status, "headers": headers})
     await send({"type": "http.response.body", "body": payload})
