@@ -171,8 +171,7 @@ class PrincipalMiddleware:
                 await refuse(scope, send, 400, problems.code, problems.message, problems.problems)
                 return None
         if refusal.status != 499:
-            # The rest of the body is not read: the connection ends with the answer.
-            await refuse(scope, send, refusal.status, body_code(scope), refusal.message, close=True)
+            await refuse(scope, send, refusal.status, body_code(scope), refusal.message)
         return None
 
     @staticmethod
@@ -265,15 +264,11 @@ async def refuse(
     code: Code,
     message: str,
     problems: list[Problem] | None = None,
-    *,
-    close: bool = False,
 ) -> None:
-    """Answer the request here with one error, in the convention of the route asked for;
-    ``close``: and end the connection (a body left unread is not read to its end)."""
-    ending = [(b"connection", b"close")] if close else []
+    """Answer the request here with one error, in the convention of the route asked for."""
     if is_anthropic_path(scope["path"]):
         listed_problems = [p.as_dict() for p in problems or []]
-        await refuse_as_sdk(scope, send, refusal(status, code, message, listed_problems), ending)
+        await refuse_as_sdk(scope, send, refusal(status, code, message, listed_problems))
         return
     graphql = scope["path"] == "/graphql"
     listed = [p.as_dict() for p in problems or []]
@@ -288,23 +283,19 @@ async def refuse(
     if status == 401:
         headers.append((b"www-authenticate", b'Bearer realm="skillmem"'))
     payload = orjson.dumps(body)
-    headers += [(b"content-length", str(len(payload)).encode()), *ending]
+    headers.append((b"content-length", str(len(payload)).encode()))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": payload})
 
 
-async def refuse_as_sdk(
-    scope: Scope, send: Send, error: ApiError, more: list[tuple[bytes, bytes]] | None = None
-) -> None:
-    """A refusal on the `anthropic` SDK's routes, in its shape (gateway/anthropic/errors.py),
-    with ``more`` headers."""
+async def refuse_as_sdk(scope: Scope, send: Send, error: ApiError) -> None:
+    """A refusal on the `anthropic` SDK's routes, in its shape (gateway/anthropic/errors.py)."""
     request_id = scope["request_id"]
     payload = orjson.dumps(sdk_errors.error_body(error, request_id))
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(payload)).encode()),
         *((k.encode(), v.encode()) for k, v in sdk_errors.error_headers(error, request_id).items()),
-        *(more or []),
     ]
     await send({"type": "http.response.start", "status": error.status, "headers": headers})
     await send({"type": "http.response.body", "body": payload})
