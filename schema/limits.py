@@ -50,6 +50,10 @@ def unparsed_limit_errors(
     """The same errors read from the text alone, when the scan can read it (an executable
     document within ``max_length`` characters and ``max_tokens`` tokens); none otherwise, and
     the parser and ``limit_errors`` decide as they always have."""
+    if text.count("{") <= max_depth and text.count(":") <= max_aliases:
+        # Each field level of an operation opens a selection set of its own, each alias has
+        # its colon: within the limits whatever the text says, no scan needed.
+        return []
     shape = scanned_shape(text, max_tokens) if len(text) <= max_length else None
     if shape is None:
         return []

@@ -14,6 +14,7 @@ when it would not have parsed: as the parser's own token limit does."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -106,24 +107,24 @@ class GiveUp(Exception):
 
 
 class Scan:
-    """The tokens of a text and a cursor over them."""
+    """The tokens of a text and a cursor over them; past the last, the empty string."""
 
     def __init__(self, text: str, max_tokens: int) -> None:
-        self.tokens: list[re.Match[str]] = []
-        for match in TOKEN.finditer(text):
-            self.tokens.append(match)
-            if len(self.tokens) >= max_tokens:
-                raise GiveUp  # the parser's token limit speaks first
+        self.matches = list(itertools.islice(TOKEN.finditer(text), max_tokens))
+        if len(self.matches) == max_tokens:
+            raise GiveUp  # the parser's token limit speaks first
+        self.words = [match[1] for match in self.matches]
+        self.words.append("")
         self.source = Source(text)
         self.at = 0
 
     def peek(self) -> str:
-        if self.at >= len(self.tokens):
-            raise GiveUp
-        return self.tokens[self.at][1]
+        return self.words[self.at]
 
     def take(self) -> str:
-        token = self.peek()
+        token = self.words[self.at]
+        if not token:
+            raise GiveUp  # the text ends here
         self.at += 1
         return token
 
@@ -139,7 +140,7 @@ class Scan:
 
     def parentheses(self) -> None:
         """Past ``( ... )`` when one opens here (its inside unread)."""
-        if self.at < len(self.tokens) and self.peek() == "(":
+        if self.words[self.at] == "(":
             depth = 0
             while True:
                 token = self.take()
@@ -148,7 +149,7 @@ class Scan:
                     return
 
     def directives(self) -> None:
-        while self.at < len(self.tokens) and self.peek() == "@":
+        while self.words[self.at] == "@":
             self.at += 1
             self.name()
             self.parentheses()
@@ -159,7 +160,7 @@ def scanned_shape(text: str, max_tokens: int) -> Shape | None:
     try:
         scan = Scan(text, max_tokens)
         shape = Shape()
-        while scan.at < len(scan.tokens):
+        while scan.peek():
             _definition(scan, shape)
     except GiveUp:
         return None
@@ -167,7 +168,7 @@ def scanned_shape(text: str, max_tokens: int) -> Shape | None:
 
 
 def _definition(scan: Scan, shape: Shape) -> None:
-    start = scan.tokens[scan.at].start(1)
+    start = scan.matches[scan.at].start(1)
     keyword = scan.take()
     if keyword == "{":
         scan.at -= 1
@@ -236,7 +237,7 @@ def _selection(scan: Scan, shape: Shape, token: str, current: Selections) -> Sel
         name = scan.name()
     scan.parentheses()
     scan.directives()
-    opens = scan.at < len(scan.tokens) and scan.peek() == "{"
+    opens = scan.peek() == "{"
     children = []
     if opens:
         scan.at += 1
