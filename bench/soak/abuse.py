@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 import httpx
@@ -133,13 +133,19 @@ async def websocket_attempt(port: int, traffic: Traffic) -> None:
 
 
 async def abuse(
-    base_url: str, port: int, token: str, seconds: float, traffic: Traffic, rate: float
+    base_url: str,
+    port: int,
+    token: str,
+    seconds: float,
+    traffic: Traffic,
+    rate: float,
+    only: Sequence[str] = (),
 ) -> None:
     """For ``seconds``: each bad body and a WebSocket connection with a false token at ``rate``
     a second each (staggered, so that the kinds do not arrive together), and one slow body at
-    a time."""
+    a time; ``only``: these kinds alone ("slow_body" among them), to see what each costs."""
     deadline = time.monotonic() + seconds
-    kinds = [*BODIES, "websocket"]
+    kinds = [k for k in (*BODIES, "websocket") if not only or k in only]
     limits = httpx.Limits(max_connections=CONNECTIONS, max_keepalive_connections=CONNECTIONS)
     async with httpx.AsyncClient(base_url=base_url, timeout=10, limits=limits) as client:
 
@@ -152,4 +158,6 @@ async def abuse(
             paced(rate, i / (rate * len(kinds)), deadline, sender(kind))
             for i, kind in enumerate(kinds)
         ]
-        await asyncio.gather(*tasks, slow_body(port, token, deadline, traffic))
+        if not only or "slow_body" in only:
+            tasks.append(slow_body(port, token, deadline, traffic))
+        await asyncio.gather(*tasks)

@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 
+from bench.soak.abuse import RATE_PER_KIND
 from bench.soak.postgres import Postgres
 from bench.soak.tenants import Tenant
 from bench.soak.traffic import Ledger, Outcome, Traffic, classify
@@ -34,6 +35,8 @@ class Soak:
     outage: float
     # Every write of the run so far: the database holds them all, whichever scenario made them.
     ledger: Ledger = field(default_factory=Ledger)
+    # Bad requests a second of each kind in the abuse scenario (bench/soak/abuse.py).
+    abuse_rate: float = RATE_PER_KIND
 
     def record(self, traffic: Traffic) -> None:
         self.ledger.merge(traffic.ledger)

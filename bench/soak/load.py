@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.soak import processes, side
-from bench.soak.abuse import BODIES, RATE_PER_KIND
+from bench.soak.abuse import BODIES
 from bench.soak.checks import ledger_check, total
 from bench.soak.common import Result, Soak, probe_health
 from bench.soak.figures import ratio, summary
@@ -207,7 +207,7 @@ async def abused(soak: Soak) -> Result:
     percentile (a slow body at the body's read timeout) while the normal traffic's p99 grows by
     at most 20 %."""
     result = Result("abuse", "Abuse under load", how=ABUSE_HOW)
-    read_timeout, rate = 2.0, RATE_PER_KIND
+    read_timeout, rate = 2.0, soak.abuse_rate
     gateway = await processes.gateway(
         "abuse", soak.dsn, soak.log("abuse"), SKILLMEM_BODY_READ_TIMEOUT=str(read_timeout)
     )

@@ -40,7 +40,7 @@ def tenant_setup(tenant: Tenant) -> dict[str, Any]:
     }
 
 
-def side_setup(tenant: Tenant, gateway: Process, seconds: float, **more: float) -> dict[str, Any]:
+def side_setup(tenant: Tenant, gateway: Process, seconds: float, **more: Any) -> dict[str, Any]:
     """The side process's argument: the workspace, the gateway, the time, and ``more``."""
     return {
         "tenant": tenant_setup(tenant),
@@ -61,7 +61,8 @@ async def side(kind: str, setup: dict[str, Any]) -> Traffic:
     tenant = tenant_of(setup["tenant"])
     seconds, base_url, port = setup["seconds"], setup["base_url"], setup["port"]
     if kind == "abuse":
-        await abuse.abuse(base_url, port, tenant.token, seconds, traffic, setup["rate"])
+        only = setup.get("only", ())
+        await abuse.abuse(base_url, port, tenant.token, seconds, traffic, setup["rate"], only)
     else:
         deadline = time.monotonic() + seconds
         await asyncio.gather(
