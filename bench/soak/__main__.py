@@ -1,7 +1,7 @@
 """`python -m bench.soak` (`make soak`): the six fault and load tests, their figures printed as
 each ends, RELIABILITY.md written at the end; exit 1 when any failed.
 
-    python -m bench.soak [--seconds S] [--lanes N] [--outage S] [--only NAME ...]
+    python -m bench.soak [--seconds S] [--lanes N] [--outage S] [--abuse-rate R] [--only NAME ...]
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from bench.soak import faults, load, report
+from bench.soak.abuse import RATE_PER_KIND
 from bench.soak.common import Result, Soak
 from bench.soak.postgres import embedded, fresh_database
 from bench.soak.tenants import make_tenant
@@ -39,6 +40,12 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seconds", type=float, default=40.0, help="load time per scenario")
     parser.add_argument("--lanes", type=int, default=8, help="clients of the mixed workload")
     parser.add_argument("--outage", type=float, default=3.0, help="seconds PostgreSQL is down")
+    parser.add_argument(
+        "--abuse-rate",
+        type=float,
+        default=RATE_PER_KIND,
+        help="bad requests a second of each kind in the abuse scenario",
+    )
     parser.add_argument("--only", nargs="*", choices=sorted(SCENARIOS), help="these scenarios")
     parser.add_argument("--out", default=str(CHECKOUT / "RELIABILITY.md"), help="the report")
     parser.add_argument("--note", default="", help="a line for the report (how it was run)")
@@ -58,6 +65,7 @@ async def soak(args: argparse.Namespace) -> int:
             await owner.close()
         logs = Path(tempfile.mkdtemp(prefix="skillmem-soak-logs-"))
         run = Soak(server, dsn, tenants, logs, args.seconds, args.lanes, args.outage)
+        run.abuse_rate = args.abuse_rate
         for name in names:
             started = time.monotonic()
             print(f"== {name}", flush=True)

@@ -1,13 +1,14 @@
 """Abusive clients: a query too deep, too many aliases, a body too large, malformed JSON, a NUL,
 a body sent a byte at a time, and websocket connections that never present a valid token. Each
-refusal is timed as an outcome of kind ``abuse:<what>``."""
+kind is sent at a fixed rate in an open loop (as an attacker sends, whatever the answers take);
+each refusal is timed as an outcome of kind ``abuse:<what>``."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 import httpx
@@ -29,25 +30,52 @@ BODIES: dict[str, bytes] = {
     "nul": NUL,
 }
 SLOW_BODY_BYTES = 400
+# The attacker's rate: this many bad requests a second of each kind (six kinds: 120 a second in
+# all, about a third of the normal traffic's requests on two cores).
+RATE_PER_KIND = 20.0
+# Requests of one kind under way at once, at most; and the connections the attacker's HTTP
+# client may hold (its requests never wait for one).
+IN_FLIGHT = 4
+CONNECTIONS = 64
+Sent = Callable[[], Coroutine[Any, Any, None]]
 
 
-async def bodies(
-    base_url: str, token: str, deadline: float, traffic: Traffic, pause: float
-) -> None:
-    """The bad bodies in turn on one connection until ``deadline``."""
+async def paced(rate: float, delay: float, deadline: float, send: Sent) -> None:
+    """``send()`` every ``1/rate`` seconds from ``delay`` on until ``deadline``, each without
+    waiting for the ones before (an open loop: a slow answer does not slow the attacker), but
+    never more than IN_FLIGHT at once: an attacker on the machine it attacks would otherwise
+    time its own backlog when it is short of CPU, not the gateway's answers."""
+    interval = 1.0 / rate
+    next_at = time.monotonic() + delay
+    room = asyncio.Semaphore(IN_FLIGHT)
+    sent: list[asyncio.Task[None]] = []
+
+    async def one() -> None:
+        try:
+            await send()
+        finally:
+            room.release()
+
+    while next_at < deadline:
+        await asyncio.sleep(max(0.0, next_at - time.monotonic()))
+        await room.acquire()
+        sent.append(asyncio.create_task(one()))
+        # Late (the room was full): the next one an interval from now, no burst to catch up.
+        next_at = max(next_at + interval, time.monotonic())
+    await asyncio.gather(*sent)
+
+
+async def bad_body(client: httpx.AsyncClient, kind: str, token: str, traffic: Traffic) -> None:
+    """One bad body of ``kind``, its refusal timed."""
     headers = {"authorization": f"Bearer {token}", "content-type": "application/json"}
-    async with httpx.AsyncClient(base_url=base_url, timeout=10) as client:
-        while time.monotonic() < deadline:
-            for kind, body in BODIES.items():
-                began = time.monotonic()
-                try:
-                    answer = await client.post("/graphql", content=body, headers=headers)
-                    status, code = answer.status_code, classify(answer.status_code, answer.content)
-                except httpx.HTTPError as error:
-                    status, code = 0, type(error).__name__
-                seconds = time.monotonic() - began
-                traffic.outcomes.append(Outcome(f"abuse:{kind}", began, seconds, status, code))
-                await asyncio.sleep(pause)
+    began = time.monotonic()
+    try:
+        answer = await client.post("/graphql", content=BODIES[kind], headers=headers)
+        status, code = answer.status_code, classify(answer.status_code, answer.content)
+    except httpx.HTTPError as error:
+        status, code = 0, type(error).__name__
+    seconds = time.monotonic() - began
+    traffic.outcomes.append(Outcome(f"abuse:{kind}", began, seconds, status, code))
 
 
 async def slow_body(port: int, token: str, deadline: float, traffic: Traffic) -> None:
@@ -86,34 +114,50 @@ async def slow_body(port: int, token: str, deadline: float, traffic: Traffic) ->
         )
 
 
-async def websocket_flood(port: int, deadline: float, traffic: Traffic, pause: float) -> None:
-    """WebSocket connections on /graphql, each with a token that is not one: closed 4403."""
+async def websocket_attempt(port: int, traffic: Traffic) -> None:
+    """One WebSocket connection on /graphql with a token that is not one: closed 4403."""
     url = f"ws://127.0.0.1:{port}/graphql"
-    while time.monotonic() < deadline:
-        began = time.monotonic()
-        code = "not closed"
-        try:
-            async with websockets.connect(url, subprotocols=["graphql-transport-ws"]) as ws:  # type: ignore[list-item]
-                await ws.send('{"type": "connection_init", "payload": {"token": "smk_no"}}')
-                with contextlib.suppress(websockets.ConnectionClosed):
-                    await asyncio.wait_for(ws.recv(), 10)
-                await asyncio.wait_for(ws.wait_closed(), 10)
-                code = f"WS {ws.close_code}"
-        except (OSError, websockets.WebSocketException, TimeoutError) as error:
-            code = type(error).__name__
-        seconds = time.monotonic() - began
-        traffic.outcomes.append(Outcome("abuse:websocket", began, seconds, 0, code))
-        await asyncio.sleep(pause)
+    began = time.monotonic()
+    code = "not closed"
+    try:
+        async with websockets.connect(url, subprotocols=["graphql-transport-ws"]) as ws:  # type: ignore[list-item]
+            await ws.send('{"type": "connection_init", "payload": {"token": "smk_no"}}')
+            with contextlib.suppress(websockets.ConnectionClosed):
+                await asyncio.wait_for(ws.recv(), 10)
+            await asyncio.wait_for(ws.wait_closed(), 10)
+            code = f"WS {ws.close_code}"
+    except (OSError, websockets.WebSocketException, TimeoutError) as error:
+        code = type(error).__name__
+    seconds = time.monotonic() - began
+    traffic.outcomes.append(Outcome("abuse:websocket", began, seconds, 0, code))
 
 
 async def abuse(
-    base_url: str, port: int, token: str, seconds: float, traffic: Traffic, lanes: int = 2
+    base_url: str,
+    port: int,
+    token: str,
+    seconds: float,
+    traffic: Traffic,
+    rate: float,
+    only: Sequence[str] = (),
 ) -> None:
-    """``lanes`` of bad bodies, one slow body and ``lanes`` websocket flooders for ``seconds``."""
+    """For ``seconds``: each bad body and a WebSocket connection with a false token at ``rate``
+    a second each (staggered, so that the kinds do not arrive together), and one slow body at
+    a time; ``only``: these kinds alone ("slow_body" among them), to see what each costs."""
     deadline = time.monotonic() + seconds
-    tasks: list[Coroutine[Any, Any, None]] = [
-        *(bodies(base_url, token, deadline, traffic, 0.02) for _ in range(lanes)),
-        slow_body(port, token, deadline, traffic),
-        *(websocket_flood(port, deadline, traffic, 0.02) for _ in range(lanes)),
-    ]
-    await asyncio.gather(*tasks)
+    kinds = [k for k in (*BODIES, "websocket") if not only or k in only]
+    limits = httpx.Limits(max_connections=CONNECTIONS, max_keepalive_connections=CONNECTIONS)
+    async with httpx.AsyncClient(base_url=base_url, timeout=10, limits=limits) as client:
+
+        def sender(kind: str) -> Sent:
+            if kind == "websocket":
+                return lambda: websocket_attempt(port, traffic)
+            return lambda: bad_body(client, kind, token, traffic)
+
+        tasks: list[Coroutine[Any, Any, None]] = [
+            paced(rate, i / (rate * len(kinds)), deadline, sender(kind))
+            for i, kind in enumerate(kinds)
+        ]
+        if not only or "slow_body" in only:
+            tasks.append(slow_body(port, token, deadline, traffic))
+        await asyncio.gather(*tasks)

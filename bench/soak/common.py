@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 
+from bench.soak.abuse import RATE_PER_KIND
 from bench.soak.postgres import Postgres
 from bench.soak.tenants import Tenant
 from bench.soak.traffic import Ledger, Outcome, Traffic, classify
@@ -34,6 +35,8 @@ class Soak:
     outage: float
     # Every write of the run so far: the database holds them all, whichever scenario made them.
     ledger: Ledger = field(default_factory=Ledger)
+    # Bad requests a second of each kind in the abuse scenario (bench/soak/abuse.py).
+    abuse_rate: float = RATE_PER_KIND
 
     def record(self, traffic: Traffic) -> None:
         self.ledger.merge(traffic.ledger)
@@ -53,6 +56,8 @@ class Result:
     lost: int = 0
     doubled: int = 0
     failures: list[str] = field(default_factory=list)
+    # What the scenario measures and how it judges, for the report's reader.
+    how: str = ""
 
     def require(self, ok: bool, failure: str) -> None:
         if not ok:
@@ -79,6 +84,26 @@ def outage_figures(traffic: Traffic, down: float, up: float) -> dict[str, Any]:
         "errors_by_code_around_outage": codes,
         "recovered_seconds_after_back": round(recovered - up, 2),
         "errors_later_than_5s_after_back": len(late),
+        "first_success_after_back_s": first_successes(traffic, up),
+    }
+
+
+def first_successes(traffic: Traffic, up: float) -> dict[str, Any]:
+    """Per lane of the mixed workload, the seconds from PostgreSQL accepting connections again
+    to the end of that lane's first successful answer after it: the slowest lane's, the
+    median lane's, and the lanes that had none."""
+    lanes = {o.lane for o in traffic.outcomes if o.lane}
+    first: dict[int, float] = {}
+    for o in traffic.outcomes:
+        ended = o.began + o.seconds
+        if o.lane and o.code == "ok" and ended >= up:
+            first[o.lane] = min(first.get(o.lane, ended), ended)
+    waits = sorted(ended - up for ended in first.values())
+    return {
+        "lanes": len(lanes),
+        "slowest_lane": round(waits[-1], 2) if waits else None,
+        "median_lane": round(waits[len(waits) // 2], 2) if waits else None,
+        "lanes_without_success": len(lanes - set(first)),
     }
 
 

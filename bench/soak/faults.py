@@ -19,7 +19,7 @@ from bench.soak.checks import (
     table_hashes,
     total,
 )
-from bench.soak.common import Result, Soak, outage_figures
+from bench.soak.common import RECOVERY_LIMIT_SECONDS, Result, Soak, outage_figures
 from bench.soak.figures import summary
 from bench.soak.load import check_ledger
 from bench.soak.slow_reader import PAUSE_VARIABLE
@@ -30,6 +30,12 @@ from resolvers.common.principals import principal_for_token
 from resolvers.memory.dreamer.messages import MessageInput, record_message
 
 SLOW_READER = "bench.soak.slow_reader:SlowRules"
+OUTAGE_HOW = """The mixed workload on one gateway; PostgreSQL killed (an immediate shutdown) a third
+of the way in and started again after the outage. Verdict: only coded DB_UNAVAILABLE answers
+while it is down; recovery within 5 s of PostgreSQL being back: no error later than that, and
+each lane's first successful answer after pg_ctl's start returned (PostgreSQL accepting
+connections) within 5 s of it (`first_success_after_back_s`: the slowest lane, the median lane);
+no acknowledged write lost or stored twice."""
 SETTLE_SECONDS = 60.0
 REMEMBERING = ("member", "other", "admin")
 
@@ -79,12 +85,22 @@ def require_outage(result: Result, found: dict[str, Any]) -> None:
         found["errors_later_than_5s_after_back"] == 0,
         f"not recovered within 5 s ({found['recovered_seconds_after_back']} s)",
     )
+    first = found["first_success_after_back_s"]
+    slowest = first["slowest_lane"]
+    result.require(
+        first["lanes"] > 0
+        and first["lanes_without_success"] == 0
+        and slowest is not None
+        and slowest <= RECOVERY_LIMIT_SECONDS,
+        f"a lane's first success came {slowest} s after PostgreSQL was back"
+        f" ({first['lanes_without_success']} of {first['lanes']} lanes had none)",
+    )
 
 
 async def postgres_killed(soak: Soak) -> Result:
     """(2) The mixed workload on one gateway; PostgreSQL killed a third of the way in and
     started again ``outage`` seconds later."""
-    result = Result("postgres_killed", "PostgreSQL killed under load")
+    result = Result("postgres_killed", "PostgreSQL killed under load", how=OUTAGE_HOW)
     gateway = await processes.gateway("postgres_killed", soak.dsn, soak.log("postgres_killed"))
     traffic = Traffic()
     async with processes.running(gateway):

@@ -70,6 +70,9 @@ def markdown(command: str, found: dict[str, Any], results: Sequence[Result], not
         verdict = "pass" if r.passed else "FAIL: " + "; ".join(r.failures)
         lines.append(f"| {number} | {r.title} | {verdict} | {r.lost} | {r.doubled} |")
     for number, r in enumerate(results, 1):
-        lines += ["", f"## {number}. {r.title}", "", "```json"]
+        lines += ["", f"## {number}. {r.title}", ""]
+        if r.how:
+            lines += [r.how, ""]
+        lines += ["```json"]
         lines += [json.dumps(r.figures, indent=1, ensure_ascii=False), "```"]
     return "\n".join(lines) + "\n"

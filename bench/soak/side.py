@@ -1,7 +1,9 @@
 """A side load in a process of its own, so that the clients being measured share no event loop
 (and no CPU time slice of the soak's process) with the load they are measured beside: the
 abusive clients, or one workspace's heavy clients and slow bodies. Its outcomes come back as
-JSON on standard output.
+JSON on standard output. The process says "ready" once started (its imports take a CPU-second
+of the machine) and begins on "go": the load it is measured beside starts with it, not with it
+being started.
 
     python -m bench.soak.side abuse|heavy SETUP_JSON
 """
@@ -12,7 +14,7 @@ import asyncio
 import json
 import sys
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 from uuid import UUID
 
@@ -38,7 +40,7 @@ def tenant_setup(tenant: Tenant) -> dict[str, Any]:
     }
 
 
-def side_setup(tenant: Tenant, gateway: Process, seconds: float, **more: int) -> dict[str, Any]:
+def side_setup(tenant: Tenant, gateway: Process, seconds: float, **more: Any) -> dict[str, Any]:
     """The side process's argument: the workspace, the gateway, the time, and ``more``."""
     return {
         "tenant": tenant_setup(tenant),
@@ -59,7 +61,8 @@ async def side(kind: str, setup: dict[str, Any]) -> Traffic:
     tenant = tenant_of(setup["tenant"])
     seconds, base_url, port = setup["seconds"], setup["base_url"], setup["port"]
     if kind == "abuse":
-        await abuse.abuse(base_url, port, tenant.token, seconds, traffic)
+        only = setup.get("only", ())
+        await abuse.abuse(base_url, port, tenant.token, seconds, traffic, setup["rate"], only)
     else:
         deadline = time.monotonic() + seconds
         await asyncio.gather(
@@ -72,36 +75,69 @@ async def side(kind: str, setup: dict[str, Any]) -> Traffic:
     return traffic
 
 
-async def run_side(kind: str, setup: dict[str, Any]) -> Traffic:
-    """The side load in a child process for its time; its outcomes, on this process's clock
-    (both are the machine's monotonic clock)."""
+@dataclass
+class Side:
+    """A side process started and ready: ``go()`` begins its load, ``done()`` its outcomes."""
+
+    process: asyncio.subprocess.Process
+
+    def go(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"go\n")
+
+    async def done(self) -> Traffic:
+        """Its outcomes, on this process's clock (both are the machine's monotonic clock), and
+        the CPU seconds it used for its load (``cpu_seconds``)."""
+        out, _ = await self.process.communicate()
+        traffic = Traffic()
+        found = json.loads(out or b"{}")
+        traffic.outcomes = [Outcome(**o) for o in found.get("outcomes", [])]
+        traffic.cpu_seconds = float(found.get("cpu_seconds", 0.0))
+        for workspace, paths in found.get("paths", {}).items():
+            for path in paths:
+                traffic.ledger.ack("paths", UUID(workspace), path)
+        for workspace, edits in found.get("edits", {}).items():
+            for edit in edits:
+                traffic.ledger.ack("edits", UUID(workspace), edit)
+        return traffic
+
+
+async def start_side(kind: str, setup: dict[str, Any]) -> Side:
+    """The side process, started and ready for ``go``."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "bench.soak.side",
         kind,
         json.dumps(setup),
+        stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
     )
-    out, _ = await process.communicate()
-    traffic = Traffic()
-    found = json.loads(out or b"{}")
-    traffic.outcomes = [Outcome(**o) for o in found.get("outcomes", [])]
-    for workspace, paths in found.get("paths", {}).items():
-        for path in paths:
-            traffic.ledger.ack("paths", UUID(workspace), path)
-    for workspace, edits in found.get("edits", {}).items():
-        for edit in edits:
-            traffic.ledger.ack("edits", UUID(workspace), edit)
-    return traffic
+    assert process.stdout is not None
+    ready = await process.stdout.readline()
+    if ready.strip() != b"ready":
+        raise RuntimeError(f"the {kind} side process did not start: {ready!r}")
+    return Side(process)
+
+
+async def run_side(kind: str, setup: dict[str, Any]) -> Traffic:
+    """The side load in a child process for its time, from the moment it is ready."""
+    started = await start_side(kind, setup)
+    started.go()
+    return await started.done()
 
 
 def main() -> int:
     kind, setup = sys.argv[1], json.loads(sys.argv[2])
+    print("ready", flush=True)
+    sys.stdin.readline()
+    used = time.process_time()
     traffic = asyncio.run(side(kind, setup))
+    used = time.process_time() - used
     print(
         json.dumps(
             {
+                "cpu_seconds": round(used, 3),
                 "outcomes": [asdict(o) for o in traffic.outcomes],
                 "paths": {str(k): sorted(v) for k, v in traffic.ledger.paths.items()},
                 "edits": {str(k): v for k, v in traffic.ledger.edits.items()},

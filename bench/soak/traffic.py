@@ -51,6 +51,7 @@ class Outcome:
     status: int
     code: str  # "ok", an error code, "HTTP <status>", or the transport's failure
     workspace: str = ""  # the name of the workspace whose token it carried
+    lane: int = 0  # the number of the lane that sent it (0: no lane of the mixed workload)
 
 
 @dataclass
@@ -86,6 +87,8 @@ class Traffic:
 
     outcomes: list[Outcome] = field(default_factory=list)
     ledger: Ledger = field(default_factory=Ledger)
+    # The CPU time a side process used to send it (bench/soak/side.py), when it was one.
+    cpu_seconds: float = 0.0
 
     def window(self, start: float = 0.0, end: float = float("inf")) -> list[Outcome]:
         return [o for o in self.outcomes if start <= o.began < end]
@@ -203,7 +206,9 @@ async def run_lane(
         except httpx.HTTPError as error:
             status, code = 0, type(error).__name__
         seconds = time.monotonic() - began
-        traffic.outcomes.append(Outcome(kind, began, seconds, status, code, lane.tenant.ws.name))
+        traffic.outcomes.append(
+            Outcome(kind, began, seconds, status, code, lane.tenant.ws.name, lane.number)
+        )
         lane.acknowledge(kind, code, traffic.ledger)
         if pause or status == 0:
             # A gateway that is gone is not hammered in a tight loop.

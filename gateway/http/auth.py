@@ -41,7 +41,7 @@ from gateway.mcp.http import MCP_PATH, TOKEN_KEY
 from gateway.observe import logs
 from gateway.settings import BODY_READ_TIMEOUT_SECONDS
 from resolvers.common.errors import Code, Problem
-from resolvers.common.principals import principal_for_token
+from resolvers.common.principals import principal_for_token, well_formed
 from schema.errors import DB_DOWN, error_body
 
 log = logging.getLogger("skillmem.auth")
@@ -143,6 +143,11 @@ class PrincipalMiddleware:
             return
         body = await self.body(scope, receive, send)
         if body is None:
+            return
+        if not well_formed(token):
+            # Not the shape of any token issued: refused without taking a connection, as an
+            # unknown token is once looked up.
+            await refuse(scope, send, 401, Code.UNAUTHENTICATED, "The token is not valid.")
             return
         if scope["path"] == MCP_PATH:
             await self.run_mcp(scope, replay(body, receive), send, token)

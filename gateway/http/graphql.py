@@ -43,7 +43,7 @@ from resolvers.common.errors import Code
 from resolvers.common.principals import Principal
 from schema.context import Context
 from schema.errors import error_body, format_error
-from schema.limits import limit_errors
+from schema.limits import limit_errors, unparsed_refusal
 
 log = logging.getLogger("skillmem.graphql")
 
@@ -105,6 +105,8 @@ class DocumentCache:
         """Parse (the token and length limits), then the depth and alias limits on the parsed
         document, and only then graphql-core's validation: an abusive document is refused
         without paying for the standard rules."""
+        if early := unparsed_refusal(query, MAX_SOURCE_LENGTH, self):
+            return Prepared(None, early)
         try:
             document = parse(
                 query, max_lexical_tokens=self.max_tokens, max_source_length=MAX_SOURCE_LENGTH

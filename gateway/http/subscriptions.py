@@ -36,7 +36,7 @@ from gateway.http.cors import origin_allowed
 from gateway.http.graphql import GraphQLEndpoint, Params, Refusal, checked_params
 from gateway.settings import Settings
 from resolvers.common.errors import Code
-from resolvers.common.principals import principal_for_token
+from resolvers.common.principals import principal_for_token, well_formed
 from schema.context import SubscriptionContext
 from schema.errors import DB_DOWN, error_body, format_error
 
@@ -156,7 +156,8 @@ class SubscriptionView(GraphQL[SubscriptionContext, None]):
     ) -> UnsetType | dict[str, object] | None:
         """Resolve the connection_init payload's token, or refuse the connection (4403)."""
         token = connection_token(context.connection_params)
-        if token is None or context.events is None:
+        # A token of no issued shape is refused before a connection is taken.
+        if token is None or not well_formed(token) or context.events is None:
             raise ConnectionRejectionError()
         try:
             async with context.pool.acquire() as proxy, proxy.transaction():

@@ -8,9 +8,11 @@ import hashlib
 import re
 
 import asyncpg
+import httpx
 import pytest
 
 from db.pool import begin_workspace
+from gateway.app import create_app
 from resolvers.common.principals import issue_token, new_token
 from tests.factories import codes, gql
 
@@ -265,3 +267,21 @@ async def test_a_token_must_name_a_member_of_its_own_workspace(pool, ws, ws2):
             async with conn.transaction():
                 await begin_workspace(conn, ws.id)
                 await issue_token(conn, "member", member_id=ws2.members["admin"], purpose="test")
+
+
+@pytest.mark.parametrize("case", ["short token", "no prefix", "the stored hash"])
+async def test_a_token_of_no_issued_shape_is_refused_without_the_database(settings, ws, case):
+    """An app with no pool answers such a token 401: no connection was asked for; a token of
+    the right shape needs one (503 here)."""
+    token = ws.tokens["admin"]
+    bad = BAD_AUTHORIZATION[case].format(
+        token=token, bare=token.removeprefix("smk_"), hash=sha256(token), upper=token.upper()
+    )
+    transport = httpx.ASGITransport(app=create_app(settings))  # no lifespan run: no pool
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as bare:
+        headers = {"content-type": "application/json", "authorization": bad}
+        refused = await bare.post("/graphql", json={"query": ME}, headers=headers)
+        headers["authorization"] = BAD_AUTHORIZATION["unknown token"]
+        unknown = await bare.post("/graphql", json={"query": ME}, headers=headers)
+    assert (refused.status_code, codes(refused)) == (401, ["UNAUTHENTICATED"])
+    assert (unknown.status_code, codes(unknown)) == (503, ["DB_UNAVAILABLE"])

@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 import pytest
@@ -20,12 +20,17 @@ from gql import Client, gql
 from gql.transport.exceptions import TransportConnectionFailed, TransportQueryError
 from gql.transport.websockets import WebsocketsTransport
 from starlette.applications import Starlette
+from strawberry.exceptions import ConnectionRejectionError
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 import gateway.http.graphql as graphql_http
 from db import identity
 from db.pool import begin_workspace
+from gateway.http.graphql import GraphQLEndpoint
+from gateway.http.subscriptions import SubscriptionView
 from resolvers.common.principals import issue_token
+from schema.context import SubscriptionContext
+from schema.schema import schema
 from tests.factories import codes, company, data, local
 from tests.factories import gql as post_gql
 from tests.gateway.server import serving_app
@@ -356,3 +361,23 @@ async def test_a_subscription_over_a_limit_is_refused_unvalidated(
         }
     ]
     assert validated == []
+
+
+class NoPool:
+    """A pool that fails the test when a connection is asked of it."""
+
+    def acquire(self, *args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a connection was asked for")
+
+
+@pytest.mark.parametrize("token", ["smk_abc", "smk_" + "x" * 42 + "!", "x" * 47])
+async def test_a_token_of_no_issued_shape_is_refused_without_the_database(settings, token):
+    endpoint = GraphQLEndpoint(schema._schema, settings, None)
+    view = SubscriptionView(endpoint, settings)
+    params = {"authorization": f"Bearer {token}"}
+    context = SubscriptionContext(cast(Any, NoPool()), cast(Any, object()), "r", params)
+    with pytest.raises(ConnectionRejectionError):
+        await view.on_ws_connect(context)
+    context.connection_params = {"authorization": "Bearer smk_" + "x" * 43}
+    with pytest.raises(AssertionError, match="a connection was asked for"):
+        await view.on_ws_connect(context)  # the shape of one: the database is asked

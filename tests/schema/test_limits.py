@@ -51,10 +51,11 @@ def passed_validation(response) -> bool:
 
 def test_nested_builds_the_depth_it_says():
     from schema.limits import _height
+    from schema.shape import parsed_shape
 
     for depth in range(3, 14):
-        operation = parse(nested(depth)).definitions[0]
-        assert _height(operation.selection_set, {}, {}, set()) == depth
+        [operation] = parsed_shape(parse(nested(depth))).operations
+        assert _height(operation.selections, {}, {}, set()) == depth
 
 
 @pytest.mark.parametrize("offset", [0, -1])

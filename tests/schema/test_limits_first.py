@@ -5,6 +5,7 @@ running (they cost far more on such a document), with the same code and message 
 from __future__ import annotations
 
 from typing import Any
+from uuid import uuid4
 
 import pytest
 from graphql import FieldsOnCorrectTypeRule, parse, validate
@@ -127,3 +128,49 @@ def test_limit_errors_stop_where_validation_stopped(validations):
     ]
     assert {e["extensions"]["code"] for e in errors} == {"GRAPHQL_VALIDATION_FAILED"}
     assert validations == []
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts graphql-core's parser is asked to parse, in order."""
+    seen: list[str] = []
+    real = graphql_http.parse
+
+    def counting(source: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(source)
+        return real(source, *args, **kwargs)
+
+    monkeypatch.setattr(graphql_http, "parse", counting)
+    return seen
+
+
+@pytest.mark.parametrize("kind", ["depth", "aliases"])
+async def test_an_abusive_document_is_refused_unparsed(client, ws, settings, parses, kind):
+    """Read from its text (schema/shape.py): the same refusal, and the parser never runs."""
+    query = nested(120) if kind == "depth" else aliased(200)
+    response = await gql(client, ws.tokens["member"], query)
+    assert response.status_code == 400
+    expected = deep_message("anonymous", 120, settings) if kind == "depth" else None
+    [error] = response.json()["errors"]
+    assert error == (
+        refusal(expected, "depth", line=1)
+        if expected
+        else refusal(alias_message(200, settings), "aliases")
+    )
+    assert parses == []
+    fresh = f"query Q{uuid4().hex} {nested(settings.max_depth)}"  # not in the document cache
+    within = await gql(client, ws.tokens["member"], fresh)
+    assert within.status_code == 200 and parses == [fresh]  # the spy sees a parse when one runs
+
+
+async def test_an_aliased_mutation_refused_unparsed_changes_nothing(client, ws, settings, parses):
+    """Each alias would revoke the token: none ran, the token still works."""
+    fields = " ".join(f"r{i}: revokeCurrentToken" for i in range(settings.max_aliases + 1))
+    refused = await gql(client, ws.tokens["member"], f"mutation {{ {fields} }}")
+    assert refused.status_code == 400
+    assert refused.json() == {
+        "errors": [refusal(alias_message(settings.max_aliases + 1, settings), "aliases")]
+    }
+    assert parses == []
+    me = await gql(client, ws.tokens["member"], "{ me { name } }")
+    assert me.status_code == 200 and me.json()["data"]["me"]["name"]
