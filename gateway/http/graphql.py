@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from inspect import isawaitable
 from typing import Any
 
@@ -57,6 +57,7 @@ from resolvers.common.principals import Principal
 from schema.context import Context
 from schema.errors import error_body, format_error
 from schema.limits import limit_errors
+from schema.planned import PlannedExecutor, Plans
 
 log = logging.getLogger("skillmem.graphql")
 
@@ -77,6 +78,8 @@ class Prepared:
     errors: tuple[dict[str, Any], ...] = ()
     # Where the document's string literals hold NUL (refused when it is run).
     nul_paths: tuple[str, ...] = ()
+    # The planned executor's plans of this document (schema/planned.py), made as it runs.
+    plans: Plans = field(default_factory=dict)
 
 
 class DocumentCache:
@@ -164,6 +167,7 @@ class GraphQLEndpoint:
         self.cache = DocumentCache(schema, settings)
         self.persisted = persisted_documents(settings)
         self.graphiql_html = graphiql_html
+        self.planned = settings.planned_execution
 
     async def handle(self, request: Request) -> Response:
         if self.graphiql_html is not None and wants_graphiql(request):
@@ -195,7 +199,7 @@ class GraphQLEndpoint:
             raise Refusal(found.status, found.body, found.headers)
         return replace(params, query=found.query, register=found.register)
 
-    def operation(self, request: Request, params: Params) -> DocumentNode:
+    def operation(self, request: Request, params: Params) -> Prepared:
         """The document to run, or Refusal: not parsed or valid, no such operation, a mutation
         over GET, a subscription (served over WebSocket), variables that do not coerce, or text
         holding NUL."""
@@ -212,8 +216,7 @@ class GraphQLEndpoint:
             body = error_body(Code.GRAPHQL_VALIDATION_FAILED, message)
             raise Refusal(405, body, {"Allow": "POST"})
         self.check_values(prepared, operation, params)
-        assert prepared.document is not None  # prepared() refuses a document that is none
-        return prepared.document
+        return prepared
 
     def prepared(self, params: Params) -> tuple[Prepared, OperationDefinitionNode]:
         """The parsed and validated document and the operation asked for, or Refusal."""
@@ -244,7 +247,7 @@ class GraphQLEndpoint:
             raise Refusal(400, error_body(refused.code, refused.message, problems=problems))
 
     async def run(
-        self, request: Request, params: Params, document: DocumentNode
+        self, request: Request, params: Params, prepared: Prepared
     ) -> tuple[int, dict[str, Any]]:
         """Execute the operation; the status and body of its result."""
         context = Context(
@@ -253,13 +256,19 @@ class GraphQLEndpoint:
             request_id=request.scope["request_id"],
             catalog=self.catalog,
         )
+        assert prepared.document is not None  # prepared() refuses a document that is none
+        # graphql-core's own executor when planned execution is off (the differential test).
+        planned: dict[str, Any] = {}
+        if self.planned:
+            planned = {"executor_class": PlannedExecutor, "plans": prepared.plans}
         result = execute(
             self.schema,
-            document,
+            prepared.document,
             context_value=context,
             variable_values=params.variables,
             operation_name=params.operation_name,
             hide_suggestions=True,
+            **planned,
         )
         if isawaitable(result):
             result = await result

@@ -1,0 +1,115 @@
+"""Completers of plain values: what the planned executor (schema/planned.py) runs in place of
+graphql-core's per-field execution.
+
+A completer takes a value a resolver returned and gives its completed form (the dicts, lists
+and serialised leaves graphql-core would give), reading every field of an object straight
+from it: the field's direct reader (schema/direct.py), with its arguments coerced once when
+planned. It only exists for a value whose whole subtree is plain: objects (never interfaces or
+unions) whose selected fields are all direct, leaves, lists and non-null wrappers.
+
+Errors are graphql-core's to produce: a completer never writes one. It raises on anything it
+does not expect (None where the type is non-null, an exception or an awaitable as a value,
+a leaf that does not serialise, a reader that raises) and the executor then completes the
+same value the ordinary way, which gives graphql-core's own errors and null propagation.
+Readers are plain (attribute reads, methods on ``self`` without I/O), so reading twice is
+safe; a coroutine met on the way is closed before giving up, never left unawaited.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from inspect import iscoroutine
+from typing import Any, NoReturn
+
+from graphql import GraphQLLeafType
+from graphql.pyutils import Undefined
+from graphql.pyutils.is_awaitable import is_awaitable
+
+Complete = Callable[[Any], Any]
+Read = Callable[[Any], Any]
+# A planned field of an object: its response key, how to read it, how to complete it.
+PlannedField = tuple[str, Read, Complete]
+
+# Leaf values that are never awaitables, exceptions or Undefined: no further check.
+COMMON_LEAVES = frozenset((str, int, float, bool, dict, list))
+# Lists a completer walks itself; anything else iterable is left to graphql-core.
+LISTS = (list, tuple)
+
+
+class Unplanned(Exception):
+    """A value the plan does not expect: graphql-core completes it instead."""
+
+
+def _suspect(value: Any) -> bool:
+    """A value graphql-core does not complete as a plain one."""
+    return value is Undefined or isinstance(value, Exception) or is_awaitable(value)
+
+
+def _refuse(value: Any) -> NoReturn:
+    if iscoroutine(value):
+        value.close()  # graphql-core calls the reader again and awaits its own coroutine
+    raise Unplanned
+
+
+def leaf(type_: GraphQLLeafType) -> Complete:
+    """A scalar or enum: serialised by its own type, as graphql-core does."""
+    coerce = type_.coerce_output_value
+
+    def complete(value: Any) -> Any:
+        if value is None:
+            return None
+        if type(value) not in COMMON_LEAVES and _suspect(value):
+            _refuse(value)
+        out = coerce(value)
+        if out is None or out is Undefined:
+            raise Unplanned
+        return out
+
+    return complete
+
+
+def non_null(inner: Complete) -> Complete:
+    """A non-null wrapper: None (here or below, unless caught) is graphql-core's error."""
+
+    def complete(value: Any) -> Any:
+        out = inner(value)
+        if out is None:
+            raise Unplanned
+        return out
+
+    return complete
+
+
+def list_of(inner: Complete) -> Complete:
+    """A list: each item completed by ``inner``."""
+
+    def complete(value: Any) -> Any:
+        if value is None:
+            return None
+        if not isinstance(value, LISTS):
+            _refuse(value)
+        return [inner(item) for item in value]
+
+    return complete
+
+
+def object_of(fields: tuple[PlannedField, ...]) -> Complete:
+    """An object: each selected field read and completed, in the order of the selection."""
+
+    def complete(value: Any) -> Any:
+        if value is None:
+            return None
+        if _suspect(value):
+            _refuse(value)
+        return {key: done(read(value)) for key, read, done in fields}
+
+    return complete
+
+
+def constant(value: Any) -> Read:
+    """A field whose value is known when planned (``__typename``)."""
+    return lambda _source: value
+
+
+def identity(value: Any) -> Any:
+    return value
