@@ -114,12 +114,7 @@ class PlannedExecutor(IncrementalExecutor):
         result: Any,
         position_context: Any,
     ) -> AwaitableOrValue[Any]:
-        key = (id(return_type), id(field_details_list))
-        found = self.planned.get(key)
-        if found is None:
-            found = (field_details_list, self.plan(return_type, field_details_list))
-            self.planned[key] = found
-        complete = found[1]
+        complete = self.plan_of(return_type, field_details_list)
         if complete is not None:
             try:
                 return complete(result)
@@ -128,6 +123,17 @@ class PlannedExecutor(IncrementalExecutor):
         return super().complete_value(
             return_type, field_details_list, info, path, result, position_context
         )
+
+    def plan_of(
+        self, return_type: GraphQLOutputType, field_details_list: FieldDetailsList
+    ) -> Complete | None:
+        """The plan of a value at this position of the operation, made once a request."""
+        key = (id(return_type), id(field_details_list))
+        found = self.planned.get(key)
+        if found is None:
+            found = (field_details_list, self.plan(return_type, field_details_list))
+            self.planned[key] = found
+        return found[1]
 
     def plan(
         self, return_type: GraphQLOutputType, field_details_list: FieldDetailsList
