@@ -54,6 +54,10 @@ PAGE_SIZE = 20
 COUNTED_SIZES = (1, 20, 100)
 TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
 SERVERS = {"graphql": "gateway.app:create_app", "baseline": "bench.baseline:create_app"}
+# --unplanned: the app once more with graphql-core alone completing every field (issue 17,
+# item 2's before), in the same alternating slices.
+UNPLANNED = "unplanned"
+UNPLANNED_ENV = {"SKILLMEM_PLANNED_EXECUTION": "false"}
 READY_SECONDS = 60.0
 PACKAGES = ("strawberry-graphql", "graphql-core", "starlette", "uvicorn", "asyncpg", "orjson")
 
@@ -69,7 +73,7 @@ class Server:
 
     def request(self, token: str, first: int) -> bytes:
         """The request this server answers with a page of ``first`` contacts."""
-        if self.name == "graphql":
+        if self.name in ("graphql", UNPLANNED):
             body = orjson.dumps({"query": QUERY % first})
         else:
             body = orjson.dumps({"object": "contacts", "first": first})
@@ -86,10 +90,15 @@ def free_port() -> int:
 
 @contextlib.asynccontextmanager
 async def serve(
-    name: str, dsn: str, factory: str | None = None, path: str | None = None
+    name: str,
+    dsn: str,
+    factory: str | None = None,
+    path: str | None = None,
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[Server]:
     """Run one app (``factory``, by default the records benchmark's ``name``) under uvicorn
-    (one worker, no access log) until the block ends; ``path`` is the route to load."""
+    (one worker, no access log) until the block ends; ``path`` is the route to load, ``env``
+    more environment."""
     port = free_port()
     # The API alone: no Dreamer worker in the process under test.
     env = {
@@ -97,6 +106,7 @@ async def serve(
         "DATABASE_URL": dsn,
         "SKILLMEM_INTROSPECTION": "false",
         "SKILLMEM_WORKER": "false",
+        **(env or {}),
     }
     process = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -208,6 +218,8 @@ async def check_same_data(servers: dict[str, Server], token: str) -> dict[str, A
             bodies[name] = body["data"]
         if bodies["graphql"] != bodies["baseline"]:
             raise AssertionError(f"GraphQL and baseline data differ at first={first}")
+        if UNPLANNED in bodies and bodies[UNPLANNED] != bodies["graphql"]:
+            raise AssertionError(f"planned and unplanned data differ at first={first}")
         edges = bodies["graphql"]["records"]["edges"]
         assert len(edges) == first
         seen[str(first)] = {
@@ -349,7 +361,29 @@ async def load_slices(
         if meter.postmaster is None:  # DATABASE_URL's server: its processes are not ours
             result[name]["postgres_cpu_ms_per_request"] = None
     result["ratio"] = round(result["graphql"]["rps"] / result["baseline"]["rps"], 3)
+    if UNPLANNED in result:
+        result["planned_ratio"] = round(result["graphql"]["rps"] / result[UNPLANNED]["rps"], 3)
     return result
+
+
+def unplanned_markdown(report: dict[str, Any]) -> list[str]:
+    """The planned executor against graphql-core alone, when --unplanned measured both."""
+    rows = [row for row in report["load"] if UNPLANNED in row]
+    if not rows:
+        return []
+    lines = [
+        "",
+        "| concurrency | planned req/s | server CPU ms/req | graphql-core alone req/s "
+        "| server CPU ms/req | planned/alone |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        g, u = row["graphql"], row[UNPLANNED]
+        lines.append(
+            f"| {row['concurrency']} | {g['rps']:,.0f} | {g['server_cpu_ms_per_request']} "
+            f"| {u['rps']:,.0f} | {u['server_cpu_ms_per_request']} | {row['planned_ratio']:.2f}x |"
+        )
+    return lines
 
 
 # --- report ---------------------------------------------------------------------------------
@@ -414,7 +448,7 @@ def markdown(report: dict[str, Any]) -> str:
     for first, row in report["statements"].items():
         order = ", ".join(row["statements"])
         lines.append(f"| {first} | {row['data']} | {row['transaction_control']} | {order} |")
-    return "\n".join(lines)
+    return "\n".join(lines + unplanned_markdown(report))
 
 
 async def bench(args: argparse.Namespace, server: str, postmaster_pid: int | None) -> int:
@@ -445,8 +479,12 @@ async def bench(args: argparse.Namespace, server: str, postmaster_pid: int | Non
     report["statements"] = await count_statements(data.dsn, data.token)
     print("statements per request:", report["statements"], flush=True)
     report["load"] = []
-    async with serve("graphql", data.dsn) as graphql, serve("baseline", data.dsn) as baseline:
-        servers = {"graphql": graphql, "baseline": baseline}
+    async with contextlib.AsyncExitStack() as stack:
+        servers = {name: await stack.enter_async_context(serve(name, data.dsn)) for name in SERVERS}
+        if args.unplanned:
+            servers[UNPLANNED] = await stack.enter_async_context(
+                serve(UNPLANNED, data.dsn, SERVERS["graphql"], "/graphql", UNPLANNED_ENV)
+            )
         report["same_data"] = await check_same_data(servers, data.token)
         print("same data:", report["same_data"], flush=True)
         meter = CpuMeter(postmaster_pid)
@@ -464,7 +502,7 @@ async def bench(args: argparse.Namespace, server: str, postmaster_pid: int | Non
             print(
                 f"c={concurrency}: graphql {g['rps']} req/s p50 {g['p50_ms']} p99 {g['p99_ms']}; "
                 f"baseline {b['rps']} req/s p50 {b['p50_ms']} p99 {b['p99_ms']}; "
-                f"ratio {row['ratio']}",
+                f"ratio {row['ratio']}; planned/alone {row.get('planned_ratio')}",
                 flush=True,
             )
     write_results("records", report, markdown(report))
@@ -499,6 +537,11 @@ def main() -> int:
         "--concurrency", type=levels, default=[1, 8, 32], help="comma-separated levels"
     )
     parser.add_argument("--fresh", action="store_true", help="regenerate the data")
+    parser.add_argument(
+        "--unplanned",
+        action="store_true",
+        help="also load the app with graphql-core alone (SKILLMEM_PLANNED_EXECUTION=false)",
+    )
     parser.add_argument(
         "--wait-quiet",
         type=float,
