@@ -13,11 +13,15 @@ a leaf that does not serialise, a reader that raises) and the executor then comp
 same value the ordinary way, which gives graphql-core's own errors and null propagation.
 Readers are plain (attribute reads, methods on ``self`` without I/O), so reading twice is
 safe; a coroutine met on the way is closed before giving up, never left unawaited.
+
+An object with fields that are not plain (I/O, ``info``) is ``Mixed``: its plain fields are
+read by their completers and graphql-core executes the others, as it would have.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from inspect import iscoroutine
 from typing import Any, NoReturn
 
@@ -113,3 +117,31 @@ def constant(value: Any) -> Read:
 
 def identity(value: Any) -> Any:
     return value
+
+
+@dataclass(frozen=True, slots=True)
+class Mixed:
+    """An object some of whose selected fields are plain: those are read by their plans, the
+    others executed by graphql-core (``executed``), and the answer keeps the selection's order."""
+
+    order: tuple[str, ...]
+    planned: tuple[PlannedField, ...]
+    executed: dict[str, Any]  # graphql-core's grouped field set of the other fields
+
+    def read(self, value: Any) -> dict[str, Any]:
+        """The plain fields' values; raises on anything a plan does not expect."""
+        return {key: done(read(value)) for key, read, done in self.planned}
+
+    def merge(self, planned: dict[str, Any], executed: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key in self.order:
+            if key in planned:
+                out[key] = planned[key]
+            elif key in executed:
+                out[key] = executed[key]
+        return out
+
+    async def merge_later(
+        self, planned: dict[str, Any], executed: Awaitable[dict[str, Any]]
+    ) -> dict[str, Any]:
+        return self.merge(planned, await executed)

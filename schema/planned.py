@@ -47,6 +47,7 @@ from graphql.pyutils import AwaitableOrValue, Path
 from schema.direct import DIRECT, Direct
 from schema.plan import (
     Complete,
+    Mixed,
     PlannedField,
     constant,
     identity,
@@ -103,6 +104,7 @@ class PlannedExecutor(IncrementalExecutor):
         self.plans: Plans = plans if plans is not None else {}
         # This request's plans by (return type, field details list), the list kept alive.
         self.planned: dict[tuple[int, int], tuple[FieldDetailsList, Complete | None]] = {}
+        self.mixed: dict[tuple[int, int], tuple[FieldDetailsList, Mixed | None]] = {}
         self.enabled = self.middleware_manager is None and self.error_propagation
 
     def complete_value(
@@ -123,6 +125,62 @@ class PlannedExecutor(IncrementalExecutor):
         return super().complete_value(
             return_type, field_details_list, info, path, result, position_context
         )
+
+    def collect_and_execute_subfields(
+        self,
+        return_type: GraphQLObjectType,
+        field_details_list: FieldDetailsList,
+        path: Path,
+        result: Any,
+        position_context: Any,
+    ) -> AwaitableOrValue[dict[str, Any]]:
+        """An object that is not all plain: its plain fields by their plans, the others (and
+        all of them when a plan meets the unexpected) by graphql-core."""
+        mixed = self.mixed_of(return_type, field_details_list)
+        if mixed is not None and position_context is None:
+            try:
+                planned = mixed.read(result)
+            except Exception:  # noqa: S110 - nothing is executed yet: graphql-core does it all
+                pass
+            else:
+                executed = self.execute_fields(return_type, result, path, mixed.executed, None)
+                if isinstance(executed, dict):
+                    return mixed.merge(planned, executed)
+                return mixed.merge_later(planned, executed)
+        return super().collect_and_execute_subfields(
+            return_type, field_details_list, path, result, position_context
+        )
+
+    def mixed_of(
+        self, object_type: GraphQLObjectType, field_details_list: FieldDetailsList
+    ) -> Mixed | None:
+        """The object's plain fields and the others, made once a request (None: none plain)."""
+        key = (id(object_type), id(field_details_list))
+        found = self.mixed.get(key)
+        if found is None:
+            found = (field_details_list, self.plan_mixed(object_type, field_details_list))
+            self.mixed[key] = found
+        return found[1]
+
+    def plan_mixed(
+        self, object_type: GraphQLObjectType, field_details_list: FieldDetailsList
+    ) -> Mixed | None:
+        if not self.enabled:
+            return None
+        grouped, defer_usages, _ = self.collect_subfields(object_type, field_details_list)
+        if defer_usages:
+            return None
+        planned: list[PlannedField] = []
+        executed = {}
+        for key, details in grouped.items():
+            entry = self.plan_field(object_type, key, details)
+            if entry is None:
+                executed[key] = details
+            else:
+                planned.append(entry)
+        if not planned or not executed:
+            return None
+        return Mixed(tuple(grouped), tuple(planned), executed)
 
     def plan_of(
         self, return_type: GraphQLOutputType, field_details_list: FieldDetailsList
@@ -203,5 +261,8 @@ class PlannedExecutor(IncrementalExecutor):
             except Exception:
                 return None  # graphql-core reports it as the field's error
             read = partial(read, **{direct.names[k]: v for k, v in values.items()})
-        complete = self.plan_value(field.type, details)
+        if is_leaf_type(get_named_type(field.type)):
+            complete = self.plan_value(field.type, details)
+        else:  # the document's plan when there is one
+            complete = self.plan(field.type, details)
         return (key, read, complete) if complete is not None else None

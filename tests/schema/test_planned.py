@@ -39,6 +39,7 @@ type Item {
   named: Named
   label(prefix: String = "#"): String!
   later: String
+  slow: String
 }
 type Query { items: [Item!]!  item: Item  maybeItems: [Item]  count: Int }
 """
@@ -88,14 +89,20 @@ async def _later() -> str:
     return "awaited"
 
 
+async def _slow(item: Item, _info: Any) -> str:
+    if item.name == "slow boom":
+        raise ValueError("slow broke")
+    return f"slow {item.id}"
+
+
 def _schema() -> Any:
     schema = build_schema(SDL)
     for type_name in ("Person", "Item"):
         gql_type = schema.type_map[type_name]
         assert isinstance(gql_type, GraphQLObjectType)
         for name, gql_field in gql_type.fields.items():
-            if name == "named":
-                continue  # an interface: graphql-core's alone
+            if name in ("named", "slow"):
+                continue  # an interface, an async resolver: graphql-core's alone
             read = getattr(Item, name) if name in ("label", "later") else attrgetter(name)
             names = {"prefix": "prefix"} if name == "label" else {}
             gql_field.extensions = {DIRECT: Direct(read, names)}
@@ -105,6 +112,7 @@ def _schema() -> Any:
     for value in color.values.values():
         value.value = Color[value.value]  # Python enum members, as Strawberry gives them
     schema.type_map["Named"].resolve_type = lambda *_: "Person"  # type: ignore[union-attr]
+    schema.type_map["Item"].fields["slow"].resolve = _slow  # type: ignore[union-attr]
     return schema
 
 
@@ -126,15 +134,13 @@ def run_both(
     variables: dict[str, Any] | None = None,
     plans: Plans | None = None,
 ) -> tuple[bytes, bytes]:
-    """graphql-core's answer and the planned executor's, over the same document."""
+    """graphql-core's answer and the planned executor's, over the same document (in an event
+    loop, as the server runs them: graphql-core settles abandoned awaitables in it)."""
     document = parse(query)
 
-    def settle(result: Any) -> Any:
-        return asyncio.run(_awaited(result)) if isawaitable(result) else result
-
-    plain = settle(execute(SCHEMA, document, root, variable_values=variables))
-    planned = settle(
-        execute(
+    async def both() -> tuple[Any, Any]:
+        plain = execute(SCHEMA, document, root, variable_values=variables)
+        planned = execute(
             SCHEMA,
             document,
             root,
@@ -142,12 +148,13 @@ def run_both(
             executor_class=PlannedExecutor,
             plans={} if plans is None else plans,
         )
-    )
+        return (
+            await plain if isawaitable(plain) else plain,
+            await planned if isawaitable(planned) else planned,
+        )
+
+    plain, planned = asyncio.run(both())
     return answer(plain), answer(planned)
-
-
-async def _awaited(result: Any) -> Any:
-    return await result
 
 
 # Answers without an error among the cases below.
@@ -232,3 +239,28 @@ def test_a_plan_without_variables_is_kept_with_the_document():
     )
     assert plain == planned == b'{"data":{"items":[{"id":"1"}]},"errors":[]}'
     assert len(plans) == 1
+
+
+def test_an_object_with_fields_that_are_not_plain_reads_the_plain_ones_by_plan():
+    query = "{ items { id slow label named { name } __typename } }"
+    items = [Item(id=str(i), named=Person(f"p{i}")) for i in range(3)]
+    READS.clear()
+    plain, planned = run_both(query, {"items": items})
+    assert plain == planned
+    assert READS == ["0", "1", "2"] * 2  # the plain fields were planned: read once each
+    assert b'"slow":"slow 0"' in planned
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
+        [Item(), Item(name="boom")],  # a plain field raises: graphql-core does the whole object
+        [Item(), Item(name="slow boom")],  # an executed field raises
+        [Item(), Item(name=None)],  # None at non-null among the plain fields
+    ],
+)
+def test_a_mixed_object_meets_the_unexpected_as_graphql_core_does(items: list[Item]):
+    query = "{ maybeItems { name slow label } items { name slow } }"
+    plain, planned = run_both(query, {"items": items, "maybeItems": items})
+    assert plain == planned
+    assert b'"errors":[]' not in plain
