@@ -158,7 +158,11 @@ class PlannedExecutor(IncrementalExecutor):
         key = (id(object_type), id(field_details_list))
         found = self.mixed.get(key)
         if found is None:
-            found = (field_details_list, self.plan_mixed(object_type, field_details_list))
+            try:
+                mixed = self.plan_mixed(object_type, field_details_list)
+            except Exception:  # a plan never fails a request: graphql-core runs it all
+                mixed = None
+            found = (field_details_list, mixed)
             self.mixed[key] = found
         return found[1]
 
@@ -189,7 +193,11 @@ class PlannedExecutor(IncrementalExecutor):
         key = (id(return_type), id(field_details_list))
         found = self.planned.get(key)
         if found is None:
-            found = (field_details_list, self.plan(return_type, field_details_list))
+            try:
+                complete = self.plan(return_type, field_details_list)
+            except Exception:  # a plan never fails a request: graphql-core runs it all
+                complete = None
+            found = (field_details_list, complete)
             self.planned[key] = found
         return found[1]
 

@@ -264,3 +264,13 @@ def test_a_mixed_object_meets_the_unexpected_as_graphql_core_does(items: list[It
     plain, planned = run_both(query, {"items": items, "maybeItems": items})
     assert plain == planned
     assert b'"errors":[]' not in plain
+
+
+def test_a_plan_that_cannot_be_made_leaves_the_request_to_graphql_core(monkeypatch):
+    label = SCHEMA.type_map["Item"].fields["label"]
+    # A reader whose argument names are wrong: making the plan raises, the request is unharmed.
+    monkeypatch.setattr(label, "extensions", {DIRECT: Direct(Item.label, {})})
+    READS.clear()
+    plain, planned = run_both('{ items { label(prefix: "-") } }', {"items": [Item()]})
+    assert plain == planned == b'{"data":{"items":[{"label":"-one"}]},"errors":[]}'
+    assert READS == ["1", "1"]
