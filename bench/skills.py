@@ -636,8 +636,9 @@ async def baseline_activation(request: Request) -> Response:
         principal = await conn.fetchrow(BEGIN_REQUEST, token_hash)
         if principal is None:
             return _reply(401, {"error": "The token is not valid."})
+        # $5: the agent asking (none: a person), since agents attach skills (issue 14).
         row = await conn.fetchrow(
-            SKILL_ACTIVATION, name, None, principal["readable"], principal["member_id"]
+            SKILL_ACTIVATION, name, None, principal["readable"], principal["member_id"], None
         )
     if row is None:
         return _reply(404, {"error": "No skill with this name."})
