@@ -671,7 +671,9 @@ async def baseline_catalog(request: Request) -> Response:
         principal = await conn.fetchrow(BEGIN_REQUEST, token_hash)
         if principal is None:
             return _reply(401, {"error": "The token is not valid."})
-        rows = await conn.fetch(SKILL_CATALOG, principal["readable"], principal["member_id"])
+        rows = await conn.fetch(  # $3: the agent asking (none: a person), as for activation
+            SKILL_CATALOG, principal["readable"], principal["member_id"], None
+        )
     now = datetime.now(UTC)
     entries = []
     for row in rows:
