@@ -28,6 +28,7 @@ from typing import Any, NoReturn
 from graphql import GraphQLLeafType
 from graphql.pyutils import Undefined
 from graphql.pyutils.is_awaitable import is_awaitable
+from graphql.type.scalars import serialize_boolean, serialize_id, serialize_string
 
 Complete = Callable[[Any], Any]
 Read = Callable[[Any], Any]
@@ -38,6 +39,12 @@ PlannedField = tuple[str, Read, Complete]
 COMMON_LEAVES = frozenset((str, int, float, bool, dict, list))
 # Lists a completer walks itself; anything else iterable is left to graphql-core.
 LISTS = (list, tuple)
+# graphql-core's serialisers that give back a value of exactly this type unchanged.
+UNCHANGED: dict[Callable[..., Any], type] = {
+    serialize_string: str,
+    serialize_id: str,
+    serialize_boolean: bool,
+}
 
 
 class Unplanned(Exception):
@@ -55,12 +62,18 @@ def _refuse(value: Any) -> NoReturn:
     raise Unplanned
 
 
-def leaf(type_: GraphQLLeafType) -> Complete:
-    """A scalar or enum: serialised by its own type, as graphql-core does."""
+def leaf(type_: GraphQLLeafType, required: bool = False) -> Complete:
+    """A scalar or enum (non-null when ``required``): serialised by its own type, as
+    graphql-core does; a str given to String or ID, a bool to Boolean, is its own answer."""
     coerce = type_.coerce_output_value
+    unchanged = UNCHANGED.get(coerce)
 
     def complete(value: Any) -> Any:
+        if type(value) is unchanged:
+            return value
         if value is None:
+            if required:
+                raise Unplanned
             return None
         if type(value) not in COMMON_LEAVES and _suspect(value):
             _refuse(value)

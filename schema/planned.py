@@ -221,6 +221,9 @@ class PlannedExecutor(IncrementalExecutor):
         self, return_type: GraphQLOutputType, field_details_list: FieldDetailsList
     ) -> Complete | None:
         if isinstance(return_type, GraphQLNonNull):
+            if is_leaf_type(return_type.of_type):  # one call a leaf, not two
+                assert isinstance(return_type.of_type, GraphQLLeafType)
+                return leaf(return_type.of_type, required=True)
             inner = self.plan_value(return_type.of_type, field_details_list)
             return non_null(inner) if inner is not None else None
         if isinstance(return_type, GraphQLList):

@@ -160,6 +160,7 @@ def run_both(
 # Answers without an error among the cases below.
 CLEAN = (
     "{ item { size weight ok } }",
+    "{ item { name id } }",
     "{ item { named { name ... on Person { friends { name } } } } }",
 )
 ALL = "{ items { id name size weight ok color data tags label later owner { name } } }"
@@ -183,6 +184,8 @@ def test_a_clean_plain_subtree_is_read_once_and_answers_as_graphql_core():
         ("{ maybeItems { label } }", [Item(), Item(name="boom")]),
         ("{ item { size } }", [Item(size="many")]),  # a leaf that does not serialise
         ("{ item { size weight ok } }", [Item(size=True, weight=2, ok=0)]),  # coerced leaves
+        ("{ item { name id } }", [Item(id=7, name=True)]),  # coerced: "true", "7"
+        ("{ item { id ok } }", [Item(ok="yes")]),  # not a Boolean
         ("{ item { tags } }", [Item(tags=["a", None])]),  # None in a list of non-null
         ("{ item { tags } }", [Item(tags="ab")]),  # a string is not a list for the plan
         ("{ item { color } }", [Item(color="purple")]),  # not a member of the enum
