@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test check fmt schema bench bench-skills bench-memory bench-turns bench-search bench-dreamer \
+.PHONY: install run test check fmt schema bench bench-skills bench-planned bench-memory bench-turns bench-search bench-dreamer \
 	bench-dreamer-mail bench-dreamer-removal bench-edge bench-data soak
 
 $(STAMP): pyproject.toml
@@ -38,6 +38,10 @@ bench: $(STAMP)
 
 bench-skills: $(STAMP)
 	$(BIN)/python -m bench.skills
+
+# The planned executor against graphql-core alone, in process (server CPU a records page).
+bench-planned: $(STAMP)
+	$(BIN)/python -m bench.planned $(ARGS)
 
 bench-memory: $(STAMP)
 	$(BIN)/python -m bench.memory

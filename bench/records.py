@@ -62,8 +62,12 @@ SERVERS = {
     # before of issue 17's principal cache, measured in the same run.
     "uncached": "gateway.app:create_app",
 }
-SERVER_ENV = {"uncached": {"SKILLMEM_PRINCIPAL_CACHE_SECONDS": "0"}}
-GRAPHQL_SERVERS = ("graphql", "uncached")
+# --unplanned: the app once more with graphql-core alone completing every field (issue 17,
+# item 2's before), in the same alternating slices.
+UNPLANNED = "unplanned"
+UNPLANNED_ENV = {"SKILLMEM_PLANNED_EXECUTION": "false"}
+SERVER_ENV = {"uncached": {"SKILLMEM_PRINCIPAL_CACHE_SECONDS": "0"}, UNPLANNED: UNPLANNED_ENV}
+GRAPHQL_SERVERS = ("graphql", "uncached", UNPLANNED)
 READY_SECONDS = 60.0
 PACKAGES = ("strawberry-graphql", "graphql-core", "starlette", "uvicorn", "asyncpg", "orjson")
 
@@ -96,10 +100,15 @@ def free_port() -> int:
 
 @contextlib.asynccontextmanager
 async def serve(
-    name: str, dsn: str, factory: str | None = None, path: str | None = None
+    name: str,
+    dsn: str,
+    factory: str | None = None,
+    path: str | None = None,
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[Server]:
     """Run one app (``factory``, by default the records benchmark's ``name``) under uvicorn
-    (one worker, no access log) until the block ends; ``path`` is the route to load."""
+    (one worker, no access log) until the block ends; ``path`` is the route to load, ``env``
+    more environment."""
     port = free_port()
     # The API alone: no Dreamer worker in the process under test.
     env = {
@@ -108,6 +117,7 @@ async def serve(
         "SKILLMEM_INTROSPECTION": "false",
         "SKILLMEM_WORKER": "false",
         **SERVER_ENV.get(name, {}),
+        **(env or {}),
     }
     process = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -379,7 +389,29 @@ async def load_slices(
     if "uncached" in result:
         result["uncached_ratio"] = round(result["uncached"]["rps"] / result["baseline"]["rps"], 3)
         result["cache_gain"] = round(result["graphql"]["rps"] / result["uncached"]["rps"], 3)
+    if UNPLANNED in result:
+        result["planned_ratio"] = round(result["graphql"]["rps"] / result[UNPLANNED]["rps"], 3)
     return result
+
+
+def unplanned_markdown(report: dict[str, Any]) -> list[str]:
+    """The planned executor against graphql-core alone, when --unplanned measured both."""
+    rows = [row for row in report["load"] if UNPLANNED in row]
+    if not rows:
+        return []
+    lines = [
+        "",
+        "| concurrency | planned req/s | server CPU ms/req | graphql-core alone req/s "
+        "| server CPU ms/req | planned/alone |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        g, u = row["graphql"], row[UNPLANNED]
+        lines.append(
+            f"| {row['concurrency']} | {g['rps']:,.0f} | {g['server_cpu_ms_per_request']} "
+            f"| {u['rps']:,.0f} | {u['server_cpu_ms_per_request']} | {row['planned_ratio']:.2f}x |"
+        )
+    return lines
 
 
 # --- report ---------------------------------------------------------------------------------
@@ -464,7 +496,7 @@ def markdown(report: dict[str, Any]) -> str:
     for first, row in report["statements"].items():
         order = ", ".join(row["statements"])
         lines.append(f"| {first} | {row['data']} | {row['transaction_control']} | {order} |")
-    return "\n".join(lines)
+    return "\n".join(lines + unplanned_markdown(report))
 
 
 async def bench(args: argparse.Namespace, server: str, postmaster_pid: int | None) -> int:
@@ -495,12 +527,12 @@ async def bench(args: argparse.Namespace, server: str, postmaster_pid: int | Non
     report["statements"] = await count_statements(data.dsn, data.token)
     print("statements per request:", report["statements"], flush=True)
     report["load"] = []
-    async with (
-        serve("graphql", data.dsn) as graphql,
-        serve("baseline", data.dsn) as baseline,
-        serve("uncached", data.dsn) as uncached,
-    ):
-        servers = {"graphql": graphql, "baseline": baseline, "uncached": uncached}
+    async with contextlib.AsyncExitStack() as stack:
+        servers = {name: await stack.enter_async_context(serve(name, data.dsn)) for name in SERVERS}
+        if args.unplanned:
+            servers[UNPLANNED] = await stack.enter_async_context(
+                serve(UNPLANNED, data.dsn, SERVERS["graphql"], "/graphql")
+            )
         report["same_data"] = await check_same_data(servers, data.token)
         print("same data:", report["same_data"], flush=True)
         meter = CpuMeter(postmaster_pid)
@@ -518,7 +550,7 @@ async def bench(args: argparse.Namespace, server: str, postmaster_pid: int | Non
             print(
                 f"c={concurrency}: graphql {g['rps']} req/s p50 {g['p50_ms']} p99 {g['p99_ms']}; "
                 f"baseline {b['rps']} req/s p50 {b['p50_ms']} p99 {b['p99_ms']}; "
-                f"ratio {row['ratio']}",
+                f"ratio {row['ratio']}; planned/alone {row.get('planned_ratio')}",
                 flush=True,
             )
     write_results("records", report, markdown(report))
@@ -553,6 +585,11 @@ def main() -> int:
         "--concurrency", type=levels, default=[1, 8, 32], help="comma-separated levels"
     )
     parser.add_argument("--fresh", action="store_true", help="regenerate the data")
+    parser.add_argument(
+        "--unplanned",
+        action="store_true",
+        help="also load the app with graphql-core alone (SKILLMEM_PLANNED_EXECUTION=false)",
+    )
     parser.add_argument(
         "--wait-quiet",
         type=float,

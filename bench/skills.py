@@ -636,8 +636,9 @@ async def baseline_activation(request: Request) -> Response:
         principal = await conn.fetchrow(BEGIN_REQUEST, token_hash)
         if principal is None:
             return _reply(401, {"error": "The token is not valid."})
+        # $5: the agent asking (none: a person), since agents attach skills (issue 14).
         row = await conn.fetchrow(
-            SKILL_ACTIVATION, name, None, principal["readable"], principal["member_id"]
+            SKILL_ACTIVATION, name, None, principal["readable"], principal["member_id"], None
         )
     if row is None:
         return _reply(404, {"error": "No skill with this name."})
@@ -670,7 +671,9 @@ async def baseline_catalog(request: Request) -> Response:
         principal = await conn.fetchrow(BEGIN_REQUEST, token_hash)
         if principal is None:
             return _reply(401, {"error": "The token is not valid."})
-        rows = await conn.fetch(SKILL_CATALOG, principal["readable"], principal["member_id"])
+        rows = await conn.fetch(  # $3: the agent asking (none: a person), as for activation
+            SKILL_CATALOG, principal["readable"], principal["member_id"], None
+        )
     now = datetime.now(UTC)
     entries = []
     for row in rows:
@@ -700,12 +703,15 @@ def create_baseline(pool: asyncpg.Pool | None = None) -> Starlette:
 
 
 def serve(name: str, dsn: str) -> contextlib.AbstractAsyncContextManager[Server]:
-    """Run the app or the skills baseline under uvicorn, as the records benchmark does."""
+    """Run the app or the skills baseline under uvicorn, as the records benchmark does (the app
+    with graphql-core alone for records.UNPLANNED)."""
+    if name == records.UNPLANNED:
+        return records.serve(name, dsn, SERVERS["graphql"], "", records.UNPLANNED_ENV)
     return records.serve(name, dsn, SERVERS[name], "")
 
 
 def request_bytes(server: Server, endpoint: str, token: str) -> bytes:
-    if server.name == "graphql":
+    if server.name in ("graphql", records.UNPLANNED):
         query = ACTIVATION_QUERY % ACTIVATED if endpoint == "activation" else CATALOG_QUERY
         return client.post(server.port, "/graphql", orjson.dumps({"query": query}), token)
     body = orjson.dumps({"name": ACTIVATED} if endpoint == "activation" else {})
@@ -724,6 +730,8 @@ async def check_same_data(servers: dict[str, Server], token: str) -> dict[str, A
             bodies[name] = body["data"]
         if bodies["graphql"] != bodies["baseline"]:
             raise AssertionError(f"GraphQL and the baseline differ for {endpoint}")
+        if bodies.get(records.UNPLANNED, bodies["graphql"]) != bodies["graphql"]:
+            raise AssertionError(f"planned and unplanned differ for {endpoint}")
         data = bodies["graphql"]
         if endpoint == "catalog":
             entries = data["skillCatalog"]
@@ -799,6 +807,21 @@ def markdown(report: dict[str, Any]) -> str:
             f"| {row['ratio']:.2f}x | {g['server_cpu_ms_per_request']} / "
             f"{b['server_cpu_ms_per_request']} |"
         )
+    rows = [row for row in report["load"] if records.UNPLANNED in row]
+    if rows:
+        lines += [
+            "",
+            "| endpoint | concurrency | planned req/s | graphql-core alone req/s | planned/alone "
+            "| server CPU ms/req planned / alone |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+    for row in rows:
+        g, u = row["graphql"], row[records.UNPLANNED]
+        lines.append(
+            f"| {row['endpoint']} | {row['concurrency']} | {g['rps']:,.0f} | {u['rps']:,.0f} "
+            f"| {row['planned_ratio']:.2f}x | {g['server_cpu_ms_per_request']} / "
+            f"{u['server_cpu_ms_per_request']} |"
+        )
     return "\n".join(lines)
 
 
@@ -835,8 +858,9 @@ async def bench(args: argparse.Namespace, server: str, postmaster_pid: int | Non
     print("read statements:", report["read_statements"], flush=True)
     report["load"] = []
     if args.concurrency:
-        async with serve("graphql", dsn) as graphql, serve("baseline", dsn) as baseline:
-            servers = {"graphql": graphql, "baseline": baseline}
+        names = [*SERVERS, records.UNPLANNED] if args.unplanned else list(SERVERS)
+        async with contextlib.AsyncExitStack() as stack:
+            servers = {name: await stack.enter_async_context(serve(name, dsn)) for name in names}
             report["same_data"] = await check_same_data(servers, filled["token"])
             print("same data:", report["same_data"], flush=True)
             meter = CpuMeter(postmaster_pid)
@@ -862,7 +886,8 @@ async def bench(args: argparse.Namespace, server: str, postmaster_pid: int | Non
                     print(
                         f"{endpoint} c={concurrency}: graphql {g['rps']} req/s p50 "
                         f"{g['p50_ms']} p99 {g['p99_ms']}; baseline {b['rps']} req/s p50 "
-                        f"{b['p50_ms']} p99 {b['p99_ms']}; ratio {row['ratio']}",
+                        f"{b['p50_ms']} p99 {b['p99_ms']}; ratio {row['ratio']}; "
+                        f"planned/alone {row.get('planned_ratio')}",
                         flush=True,
                     )
     records.write_results("skills", report, markdown(report))
@@ -878,6 +903,11 @@ def main() -> int:
         "--concurrency", type=records.levels, default=[1, 8, 32], help="comma-separated levels"
     )
     parser.add_argument("--repeats", type=int, default=5, help="imports timed per archive size")
+    parser.add_argument(
+        "--unplanned",
+        action="store_true",
+        help="also load the app with graphql-core alone (SKILLMEM_PLANNED_EXECUTION=false)",
+    )
     parser.add_argument(
         "--wait-quiet",
         type=float,

@@ -62,6 +62,11 @@ class Settings(BaseSettings):
     max_tokens: int = 2_000
     max_aliases: int = 15
     document_cache_size: int = 1_024
+    planned_execution: bool = Field(
+        default=True,
+        description="Complete plain subtrees by the planned executor (schema/planned.py); "
+        "false runs graphql-core alone (the same data and errors, slower).",
+    )
     log_level: str = "info"
     # What an operator sees (README "Metrics and tracing"; gateway/observe/).
     log_format: Literal["json", "text"] = Field(

@@ -5,12 +5,15 @@ runs field extensions, even for a field that only reads an attribute. On a page 
 that is most of the work (about a hundred field executions a request). A field with no
 arguments, no extensions and either no resolver or a plain synchronous method taking only
 ``self`` gets a resolver that reads or calls it directly; everything else keeps Strawberry's.
+Each such field also carries its reader in its extensions (``DIRECT``), for the planned
+executor (schema/plan.py), which calls it without building an Info at all.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
 
@@ -21,6 +24,17 @@ from strawberry.types.field import StrawberryField
 
 # Argument types that reach a resolver exactly as graphql-core coerced them.
 PLAIN_ARGUMENTS = (str, int, float, bool)
+# The key of a direct field's reader in its GraphQLField's extensions.
+DIRECT = "skillmem.direct"
+
+
+@dataclass(frozen=True, slots=True)
+class Direct:
+    """How a direct field reads its value: ``read(source, **python_arguments)``, the GraphQL
+    argument names mapped to the Python ones."""
+
+    read: Callable[..., Any]
+    names: dict[str, str]
 
 
 def _plain(annotation: Any) -> bool:
@@ -30,14 +44,13 @@ def _plain(annotation: Any) -> bool:
     return annotation in PLAIN_ARGUMENTS
 
 
-def _direct(field: StrawberryField, config: StrawberryConfig) -> Callable[..., Any] | None:
+def _direct(field: StrawberryField, config: StrawberryConfig) -> Direct | None:
     if field.extensions or field.permission_classes or field.is_subscription:
         return None
     if field.base_resolver is None:
         if field.arguments:
             return None
-        read = attrgetter(field.python_name)
-        return lambda source, _info: read(source)
+        return Direct(attrgetter(field.python_name), {})
     resolver = field.base_resolver
     func = resolver.wrapped_func
     if resolver.is_async or isinstance(func, (staticmethod, classmethod)):
@@ -45,12 +58,17 @@ def _direct(field: StrawberryField, config: StrawberryConfig) -> Callable[..., A
     parameters = list(inspect.signature(func).parameters)
     if parameters[:1] != ["self"] or len(parameters) != len(field.arguments) + 1:
         return None  # the resolver asks for info, root or parent: Strawberry provides them
-    if not field.arguments:
-        return lambda source, _info: func(source)
     if not all(_plain(a.type_annotation.resolve()) for a in field.arguments):
         return None
     names = {config.name_converter.from_argument(a): a.python_name for a in field.arguments}
-    return lambda source, _info, **kwargs: func(
+    return Direct(func, names)
+
+
+def _resolver(direct: Direct) -> Callable[..., Any]:
+    read, names = direct.read, direct.names
+    if not names:
+        return lambda source, _info: read(source)
+    return lambda source, _info, **kwargs: read(
         source, **{names[name]: value for name, value in kwargs.items()}
     )
 
@@ -69,6 +87,7 @@ def use_direct_resolvers(schema: GraphQLSchema, config: StrawberryConfig) -> int
                 continue
             direct = _direct(definition, config)
             if direct is not None:
-                gql_field.resolve = direct
+                gql_field.resolve = _resolver(direct)
+                gql_field.extensions = {**(gql_field.extensions or {}), DIRECT: direct}
                 count += 1
     return count

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from inspect import isawaitable
 from typing import Any
 
@@ -34,9 +34,22 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from gateway.http.cacheable import cacheable_reply
+from gateway.http.graphql_params import (
+    GRAPHQL_RESPONSE,
+    JSON,
+    SAFE_METHODS,
+    Params,
+    Refusal,
+    body_params,
+    checked_params,
+    media_type,
+    url_params,
+    wants_graphiql,
+)
+from gateway.http.graphql_params import MAX_BODY_BYTES as MAX_BODY_BYTES
+from gateway.http.graphql_params import OPERATION_PARAMS as OPERATION_PARAMS
 from gateway.http.nul import document_nul_paths, nul_paths, nul_problems, refuse_nul
-from gateway.http.persisted import Denial, asks_by_hash, persisted_documents
-from gateway.http.responses import read_capped
+from gateway.http.persisted import Denial, persisted_documents
 from gateway.observe.metrics import operation_label
 from gateway.settings import Settings
 from resolvers.common.errors import Code
@@ -44,23 +57,17 @@ from resolvers.common.principals import Principal
 from schema.context import Context
 from schema.errors import error_body, format_error
 from schema.limits import limit_errors, unparsed_refusal
+from schema.planned import PlannedExecutor, Plans
 
 log = logging.getLogger("skillmem.graphql")
 
-GRAPHQL_RESPONSE = "application/graphql-response+json"
-JSON = "application/json"
 MAX_SOURCE_LENGTH = 100_000
-MAX_BODY_BYTES = 1024 * 1024
 MAX_CACHED_LENGTH = 20_000
 # At most this many variable errors are listed.
 MAX_VARIABLE_ERRORS = 50
 # The parser's own limit errors; a plain syntax error may quote the client's text, so only
 # the start of the message (which is always the parser's) is matched.
 PARSER_LIMIT = re.compile(r"^Syntax Error: (Document|Source) contains more than \d+ ")
-# Methods that must never run a mutation (Starlette answers HEAD on a GET route).
-SAFE_METHODS = ("GET", "HEAD")
-# The URL parameters that make a GET an operation, never GraphiQL's page (text or hash).
-OPERATION_PARAMS = frozenset(("query", "extensions"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +78,8 @@ class Prepared:
     errors: tuple[dict[str, Any], ...] = ()
     # Where the document's string literals hold NUL (refused when it is run).
     nul_paths: tuple[str, ...] = ()
+    # The planned executor's plans of this document (schema/planned.py), made as it runs.
+    plans: Plans = field(default_factory=dict)
 
 
 class DocumentCache:
@@ -135,107 +144,6 @@ class DocumentCache:
         return Prepared(document, nul_paths=tuple(document_nul_paths(document)))
 
 
-def media_type(accept: str | None) -> str | None:
-    """The response media type for an Accept header, or None when neither JSON type fits."""
-    if not accept:
-        return GRAPHQL_RESPONSE
-    types = [part.split(";")[0].strip().lower() for part in accept.split(",")]
-    for kind in types:
-        if kind in (GRAPHQL_RESPONSE, "application/*", "*/*"):
-            return GRAPHQL_RESPONSE
-        if kind == JSON:
-            return JSON
-    return None
-
-
-def wants_graphiql(request: Request) -> bool:
-    """A browser asking for the page: GET with HTML accepted and no query given."""
-    if request.method != "GET" or OPERATION_PARAMS.intersection(request.query_params):
-        return False
-    accept = request.headers.get("accept", "")
-    return "text/html" in accept
-
-
-@dataclass(frozen=True, slots=True)
-class Params:
-    """What a request asks: the document's text, its variables and the operation to run."""
-
-    query: str
-    variables: dict[str, Any] | None
-    operation_name: str | None
-    extensions: dict[str, Any] | None = None
-    # The persisted-query hash to register the text under once it validates.
-    register: str | None = None
-
-
-class Refusal(Exception):
-    """A request refused before it runs: the status, the error body and any headers."""
-
-    def __init__(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None):
-        super().__init__(status)
-        self.status = status
-        self.body = body
-        self.headers = headers
-
-
-def bad_request(message: str) -> Refusal:
-    return Refusal(400, error_body(Code.GRAPHQL_PARSE_FAILED, message))
-
-
-def _json_param(raw: dict[str, Any], name: str) -> None:
-    """Decode the URL parameter ``name`` (JSON text) in place."""
-    if name in raw:
-        try:
-            raw[name] = orjson.loads(raw[name]) if raw[name] else None
-        except orjson.JSONDecodeError:
-            raise bad_request(f"The {name} parameter is not JSON.") from None
-
-
-def url_params(request: Request) -> dict[str, Any]:
-    """The parameters of a GET request, variables and extensions decoded."""
-    raw: dict[str, Any] = dict(request.query_params)
-    _json_param(raw, "variables")
-    _json_param(raw, "extensions")
-    return raw
-
-
-async def body_params(request: Request) -> dict[str, Any]:
-    """The parameters of a POST request: its JSON body, capped."""
-    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if content_type != JSON:
-        message = f"Send the request body as {JSON}."
-        raise Refusal(415, error_body(Code.GRAPHQL_PARSE_FAILED, message))
-    body = await read_capped(request, MAX_BODY_BYTES)
-    if body is None:
-        message = f"The request body is larger than {MAX_BODY_BYTES} bytes."
-        raise Refusal(413, error_body(Code.GRAPHQL_PARSE_FAILED, message))
-    try:
-        raw = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        raise bad_request("The request body is not JSON.") from None
-    if not isinstance(raw, dict):
-        raise bad_request("The request body must be a JSON object.")
-    return raw
-
-
-def checked_params(raw: dict[str, Any]) -> Params:
-    """The request's parameters, each of the type the spec gives it, or Refusal."""
-    query = raw.get("query")
-    variables = raw.get("variables")
-    operation_name = raw.get("operationName")
-    extensions = raw.get("extensions")
-    by_hash = query in (None, "") and asks_by_hash(extensions)
-    if not by_hash and (not isinstance(query, str) or not query.strip()):
-        raise bad_request("The request must carry a query string (or a persisted query's hash).")
-    if variables is not None and not isinstance(variables, dict):
-        raise bad_request("variables must be a JSON object.")
-    if operation_name is not None and not isinstance(operation_name, str):
-        raise bad_request("operationName must be a string.")
-    if extensions is not None and not isinstance(extensions, dict):
-        raise bad_request("extensions must be a JSON object.")
-    return Params(query or "", variables, operation_name or None, extensions)
-
-
 def result_status_and_body(result: ExecutionResult, request_id: str) -> tuple[int, dict[str, Any]]:
     """The body of an executed operation, and its status: 200, or when no data came back, 503
     (database down) or 500 (an internal error)."""
@@ -261,6 +169,7 @@ class GraphQLEndpoint:
         self.cache = DocumentCache(schema, settings)
         self.persisted = persisted_documents(settings)
         self.graphiql_html = graphiql_html
+        self.planned = settings.planned_execution
 
     async def handle(self, request: Request) -> Response:
         if self.graphiql_html is not None and wants_graphiql(request):
@@ -292,7 +201,7 @@ class GraphQLEndpoint:
             raise Refusal(found.status, found.body, found.headers)
         return replace(params, query=found.query, register=found.register)
 
-    def operation(self, request: Request, params: Params) -> DocumentNode:
+    def operation(self, request: Request, params: Params) -> Prepared:
         """The document to run, or Refusal: not parsed or valid, no such operation, a mutation
         over GET, a subscription (served over WebSocket), variables that do not coerce, or text
         holding NUL."""
@@ -309,8 +218,7 @@ class GraphQLEndpoint:
             body = error_body(Code.GRAPHQL_VALIDATION_FAILED, message)
             raise Refusal(405, body, {"Allow": "POST"})
         self.check_values(prepared, operation, params)
-        assert prepared.document is not None  # prepared() refuses a document that is none
-        return prepared.document
+        return prepared
 
     def prepared(self, params: Params) -> tuple[Prepared, OperationDefinitionNode]:
         """The parsed and validated document and the operation asked for, or Refusal."""
@@ -341,7 +249,7 @@ class GraphQLEndpoint:
             raise Refusal(400, error_body(refused.code, refused.message, problems=problems))
 
     async def run(
-        self, request: Request, params: Params, document: DocumentNode
+        self, request: Request, params: Params, prepared: Prepared
     ) -> tuple[int, dict[str, Any]]:
         """Execute the operation; the status and body of its result."""
         context = Context(
@@ -350,13 +258,19 @@ class GraphQLEndpoint:
             request_id=request.scope["request_id"],
             catalog=self.catalog,
         )
+        assert prepared.document is not None  # prepared() refuses a document that is none
+        # graphql-core's own executor when planned execution is off (the differential test).
+        planned: dict[str, Any] = {}
+        if self.planned:
+            planned = {"executor_class": PlannedExecutor, "plans": prepared.plans}
         result = execute(
             self.schema,
-            document,
+            prepared.document,
             context_value=context,
             variable_values=params.variables,
             operation_name=params.operation_name,
             hide_suggestions=True,
+            **planned,
         )
         if isawaitable(result):
             result = await result

@@ -33,7 +33,8 @@ from strawberry.types.execution import PreExecutionError
 from strawberry.types.unset import UnsetType
 
 from gateway.http.cors import origin_allowed
-from gateway.http.graphql import GraphQLEndpoint, Params, Refusal, checked_params
+from gateway.http.graphql import GraphQLEndpoint
+from gateway.http.graphql_params import Params, Refusal, checked_params
 from gateway.settings import Settings
 from resolvers.common.errors import Code
 from resolvers.common.principals import principal_for_token, well_formed

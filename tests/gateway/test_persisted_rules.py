@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gateway.http.cacheable import etag_of, matches
-from gateway.http.graphql import Params, Refusal, checked_params
+from gateway.http.graphql_params import Params, Refusal, checked_params
 from gateway.http.manifest import (
     MANIFEST_FORMAT,
     Manifest,

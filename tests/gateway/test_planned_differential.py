@@ -1,0 +1,228 @@
+"""The planned executor's differential test (issue 17, item 2): on the demo workspace, two real
+servers, one planned (SKILLMEM_PLANNED_EXECUTION, the default) and one graphql-core alone, answer
+every benchmark query, every README GraphQL example and queries drawn over the whole schema with
+the same status and the same bytes (`data` and `errors`).
+
+A mutation is run once, on the planned server: there every value a plan completes is also
+completed by graphql-core alone, from the same resolved value, and both must serialise alike (a
+plan that fails hands the value to graphql-core, which the queries' errors exercise). The
+planned server checks queries that way too, and counts the plans that ran, so that a test where
+no plan ran fails."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from inspect import isawaitable, iscoroutine
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+from graphql import OperationDefinitionNode, OperationType, parse
+from graphql.execution.incremental.incremental_executor import IncrementalExecutor
+from hypothesis import given
+
+import gateway.http.graphql as graphql_http
+from bench.edge import QUERY as EDGE_BODY
+from bench.memory import EDIT_QUERY, READ_QUERY
+from bench.records import QUERY as RECORDS_QUERY
+from bench.skills import ACTIVATION_QUERY, CATALOG_QUERY
+from bench.turns import SEARCH_QUERY, TURN_QUERY
+from db.migrate import apply_migrations
+from db.pool import connect
+from gateway.demo import ensure_demo
+from schema.planned import PlannedExecutor
+from tests.fuzzing import bounded
+from tests.gateway.readme_examples import README, examples, fill
+from tests.gateway.selections import queries
+from tests.gateway.server import serving_app
+from tests.gateway.test_readme import ACME_PAGE, CURRENT, _fixed_values
+
+REQUEST_ID = "differential-1"
+
+
+@dataclass
+class Checks:
+    """What the planned server's checking executor saw."""
+
+    planned: int = 0
+    mixed: int = 0  # objects of plain fields and others
+    # Where the plans ran (as paths without list indices), for a test to see they did.
+    where: set[str] = field(default_factory=set)
+    mismatches: list[str] = field(default_factory=list)
+
+
+CHECKS = Checks()
+
+
+class Checking(PlannedExecutor):
+    """The planned executor, completing each planned value twice: by its plan (the answer) and
+    by graphql-core alone (pure below it), and recording any difference."""
+
+    reference = False
+
+    def plan_mixed(self, object_type, field_details_list):  # type: ignore[no-untyped-def]
+        mixed = super().plan_mixed(object_type, field_details_list)
+        CHECKS.mixed += mixed is not None
+        return mixed
+
+    def complete_value(self, return_type, field_details_list, info, path, result, context):  # type: ignore[no-untyped-def]
+        plain = IncrementalExecutor.complete_value
+        complete = None if self.reference else self.plan_of(return_type, field_details_list)
+        if complete is None:
+            return plain(self, return_type, field_details_list, info, path, result, context)
+        try:
+            planned = complete(result)
+        except Exception:
+            return plain(self, return_type, field_details_list, info, path, result, context)
+        self.reference = True
+        try:
+            expected: Any = plain(
+                self, return_type, field_details_list, info, path, result, context
+            )
+        except Exception as error:
+            expected = error
+        finally:
+            self.reference = False
+        CHECKS.planned += 1
+        CHECKS.where.add(".".join(str(k) for k in path.as_list() if isinstance(k, str)))
+        if isawaitable(expected) or isinstance(expected, Exception):
+            if iscoroutine(expected):
+                expected.close()
+            CHECKS.mismatches.append(f"{path.as_list()}: {expected!r}, planned {planned!r}")
+        elif orjson.dumps(expected) != orjson.dumps(planned):
+            CHECKS.mismatches.append(f"{path.as_list()}: {expected!r} != {planned!r}")
+        return planned
+
+
+@dataclass
+class Servers:
+    planned: str
+    plain: str
+    fixed: dict[str, str]
+    http: httpx.Client
+
+    def post(self, url: str, body: dict[str, Any]) -> httpx.Response:
+        headers = {
+            "authorization": f"Bearer {self.fixed['TOKEN']}",
+            "content-type": "application/json",
+            "x-request-id": REQUEST_ID,
+        }
+        return self.http.post(f"{url}/graphql", content=orjson.dumps(body), headers=headers)
+
+    def both(self, body: dict[str, Any]) -> tuple[httpx.Response, httpx.Response]:
+        """The plain server's answer and the planned one's, which must be the same."""
+        plain, planned = self.post(self.plain, body), self.post(self.planned, body)
+        assert (plain.status_code, plain.content) == (planned.status_code, planned.content), body
+        return plain, planned
+
+    def values(self) -> dict[str, str]:
+        """Every README placeholder's value now (tests/gateway/test_readme.py's)."""
+        now = self.post(self.plain, {"query": CURRENT}).json()["data"]
+        acme = now["acme"]["nodes"][0]["id"]
+        page = self.post(self.plain, {"query": ACME_PAGE, "variables": {"id": acme}})
+        memory = page.json()["data"]["memoryPageByRecord"]
+        return {
+            **self.fixed,
+            "ALICE_ID": now["me"]["person"]["id"],
+            "ACME_ID": acme,
+            "DEAL_ID": now["deal"]["nodes"][0]["id"],
+            "ACME_PAGE_ID": memory["id"],
+            "ACME_PAGE_SHA256": memory["contentSha256"],
+            "SOUVENIR_KEY": memory["souvenirs"][-1]["key"],
+            "PROFILE_PAGE_ID": now["myMemories"]["id"],
+            "PROFILE_PAGE_SHA256": now["myMemories"]["contentSha256"],
+            "MONTH": "2026-01",
+        }
+
+
+@pytest.fixture(scope="module")
+async def servers(new_database) -> AsyncIterator[Servers]:  # type: ignore[no-untyped-def]
+    dsn = await new_database()
+    conn = await connect(dsn)
+    try:
+        await apply_migrations(conn)
+        await ensure_demo(conn)
+    finally:
+        await conn.close()
+    fixed = await _fixed_values(dsn)
+    with (
+        pytest.MonkeyPatch.context() as patch,
+        serving_app(dsn) as (planned, _),
+        serving_app(dsn, planned_execution=False) as (plain, _),
+        httpx.Client(timeout=60) as http,
+    ):
+        patch.setattr(graphql_http, "PlannedExecutor", Checking)
+        yield Servers(planned, plain, fixed, http)
+
+
+@pytest.fixture
+def checks() -> Iterator[Checks]:
+    CHECKS.planned, CHECKS.mixed, CHECKS.where, CHECKS.mismatches = 0, 0, set(), []
+    yield CHECKS
+    assert not CHECKS.mismatches, CHECKS.mismatches[:5]
+
+
+def test_every_benchmark_query_answers_alike(servers: Servers, checks: Checks):
+    values = servers.values()
+    bodies = [
+        {"query": RECORDS_QUERY % 20},
+        {"query": RECORDS_QUERY % 100},
+        {"query": ACTIVATION_QUERY % "invoice-followup"},
+        {"query": CATALOG_QUERY},
+        {"query": SEARCH_QUERY, "variables": {"q": "Acme"}},
+        {"query": READ_QUERY, "variables": {"id": values["ACME_PAGE_ID"]}},
+        {"query": TURN_QUERY, "variables": {"input": {"message": "How is Acme doing?"}}},
+        EDGE_BODY,
+        # Not a benchmark's: the records page with fields that are not plain (owner, changes).
+        {
+            "query": RECORDS_QUERY.replace("label values", "label owner { name } changes { at }", 1)
+            % 20
+        },
+    ]
+    for body in bodies:
+        plain, _ = servers.both(body)
+        assert plain.status_code == 200 and "errors" not in plain.json(), plain.text
+    edit = {"id": values["ACME_PAGE_ID"], "content": "# Acme\n\n- Pays at 60 days.\n"}
+    answer = servers.post(servers.planned, {"query": EDIT_QUERY, "variables": edit})
+    assert answer.status_code == 200, answer.text
+    # The records page, the catalogue, the activation's files and the page read: planned whole.
+    assert {"records", "skillCatalog", "skillActivation", "memoryPage"} <= checks.where, checks
+    assert checks.mixed > 0
+
+
+def _kind(text: str, operation: str | None) -> OperationType:
+    for definition in parse(text).definitions:
+        if isinstance(definition, OperationDefinitionNode) and (
+            operation is None or (definition.name and definition.name.value == operation)
+        ):
+            return definition.operation
+    raise AssertionError(f"no operation {operation}")
+
+
+GRAPHQL_EXAMPLES = [e for e in examples(README.read_text()) if e.kind == "graphql"]
+
+
+def test_every_readme_example_answers_alike(servers: Servers, checks: Checks):
+    ran = 0
+    for example in GRAPHQL_EXAMPLES:
+        if example.skipped:
+            continue
+        body = {"query": fill(example.text, servers.values()), "operationName": example.operation}
+        if _kind(example.text, example.operation) is OperationType.QUERY:
+            servers.both(body)
+        else:  # run once: the planned server compares its plans with graphql-core's own
+            servers.post(servers.planned, body)
+        ran += 1
+    assert ran > 20 and checks.planned > 0
+
+
+@bounded(60)
+@given(drawn=queries())
+def test_queries_drawn_over_the_schema_answer_alike(
+    servers: Servers, checks: Checks, drawn: tuple[str, dict[str, Any]]
+):
+    query, variables = drawn
+    acme = servers.fixed.setdefault("ACME_ID", servers.values()["ACME_ID"])
+    servers.both({"query": query.replace("$ACME_ID", acme), "variables": variables})
