@@ -1,0 +1,175 @@
+-- A turn's cards for less PostgreSQL CPU (issue 17, item 1). Measured with EXPLAIN (ANALYZE,
+-- BUFFERS) and auto_explain on the bench workspace, as the application role in a request's
+-- transaction (BENCHMARKS.md), a 3-card turn cost 3.5 ms of one backend's CPU:
+--
+-- - card_records, 2.15 ms: run in 0.7 ms, but planned anew every time (1.3 ms). asyncpg
+--   prepares it, and PostgreSQL keeps a prepared statement's custom plans while the generic
+--   plan looks dearer: its `unnest($1)` is guessed at 10 records where a custom plan counts the
+--   3 given, and every card costs its subqueries, so the generic plan never wins.
+-- - memory_lines_shown, 1.2 ms for 18 souvenirs: the jsonb_to_recordset of its lines is guessed
+--   at 100 rows, so the members a conversation souvenir names were found by hashing every
+--   member of the workspace (a sequential scan of 3,000 rows) instead of one lookup per line.
+-- - The row-level security policies were not the cost: each is `workspace_id =
+--   app_workspace_id()`, an inlined expression PostgreSQL puts in the index condition of every
+--   scan (uuid equality is leakproof, so the statements' own conditions join it there), and
+--   record_readable, line_source_open and app_workspace_id are inlined as they were; no policy
+--   runs a subquery per row.
+--
+-- Now:
+-- - turn_cards holds card_records' statement, unchanged, and is planned once per session with
+--   a generic plan (SET plan_cache_mode): its plan does not depend on its arguments (every table
+--   is reached by key, every card's parts by a subquery on the card's record).
+-- - memory_lines_shown looks up each line's source, its owner and the record it is about by key,
+--   line by line (LATERAL ... LIMIT 1 keeps the planner from hashing a whole table), with the
+--   same reading rules.
+
+CREATE FUNCTION turn_cards(p_ids uuid[], p_readable uuid[], p_person uuid,
+                           p_profile_records integer, p_values integer, p_related integer,
+                           p_agent uuid)
+RETURNS TABLE (ord bigint, source text, id uuid, label text, object text, object_name text,
+               "values" jsonb, principal jsonb, related jsonb, last_change jsonb,
+               page_lines jsonb, profile_lines jsonb)
+LANGUAGE sql STABLE
+SET plan_cache_mode = force_generic_plan
+AS $$
+WITH memory AS (
+    SELECT EXISTS (SELECT 1 FROM objects o
+                    WHERE o.workspace_id = app_workspace_id() AND o.slug = 'memory'
+                      AND o.id = ANY (p_readable)) AND agent_memory_on(p_agent) AS readable
+),
+wanted AS (
+    SELECT w.id, w.ord FROM unnest(p_ids) WITH ORDINALITY AS w(id, ord)
+),
+profile AS (
+    SELECT p.id FROM memory_pages p, memory
+     WHERE memory.readable AND p.workspace_id = app_workspace_id() AND p.about_kind = 'member'
+       AND p.member_id = p_person AND p.trashed_at IS NULL
+),
+from_profile AS (
+    SELECT l.about_id AS id, 1000 + row_number() OVER (ORDER BY max(l.day) DESC, l.about_id) AS ord
+      FROM memory_lines l
+      JOIN profile ON l.workspace_id = app_workspace_id() AND l.page_id = profile.id
+      JOIN records r ON r.workspace_id = l.workspace_id AND r.id = l.about_id
+     WHERE l.about_id IS NOT NULL AND NOT (l.about_id = ANY (p_ids))
+       AND record_readable(r, p_readable, p_person)
+     GROUP BY l.about_id
+     ORDER BY max(l.day) DESC, l.about_id
+     LIMIT p_profile_records
+),
+chosen AS (
+    SELECT id, ord, 'wanted' AS source FROM wanted
+    UNION ALL
+    SELECT id, ord, 'profile' FROM from_profile
+)
+SELECT c.ord, c.source, r.id, r.label, o.slug AS object, o.singular AS object_name, r."values",
+       COALESCE((SELECT jsonb_agg(jsonb_build_object('slug', a.slug, 'title', a.title)
+                                  ORDER BY a.principal_rank, a.slug)
+                   FROM (SELECT a.slug, a.title, a.principal_rank FROM attributes a
+                          WHERE a.workspace_id = r.workspace_id AND a.object_id = r.object_id
+                            AND a.principal_rank IS NOT NULL AND a.type <> 'relation'
+                            AND NULLIF(btrim(r."values" ->> a.slug), '') IS NOT NULL
+                          ORDER BY a.principal_rank, a.slug
+                          LIMIT p_values) a), '[]') AS principal,
+       COALESCE((SELECT jsonb_agg(rel.item ORDER BY rel.n)
+                   FROM (SELECT u.item, u.n FROM (
+                            (SELECT jsonb_build_object(
+                                        'id', t.id, 'label', t.label, 'object', tobj.singular,
+                                        'attribute', l.attribute_slug, 'direction', 'to') AS item,
+                                    row_number() OVER (ORDER BY l.attribute_slug) AS n
+                               FROM record_links l
+                               JOIN records t ON t.workspace_id = l.workspace_id
+                                             AND t.id = l.target_id
+                               JOIN objects tobj ON tobj.workspace_id = t.workspace_id
+                                                AND tobj.id = t.object_id
+                              WHERE l.workspace_id = r.workspace_id AND l.record_id = r.id
+                                AND record_readable(t, p_readable, p_person))
+                            UNION ALL
+                            (SELECT jsonb_build_object(
+                                        'id', s.id, 'label', s.label, 'object', sobj.singular,
+                                        'attribute', l.attribute_slug, 'direction', 'from'),
+                                    100 + row_number() OVER (ORDER BY s.updated_at DESC, s.id)
+                               FROM record_links l
+                               JOIN records s ON s.workspace_id = l.workspace_id
+                                             AND s.id = l.record_id
+                               JOIN objects sobj ON sobj.workspace_id = s.workspace_id
+                                                AND sobj.id = s.object_id
+                              WHERE l.workspace_id = r.workspace_id AND l.target_id = r.id
+                                AND record_readable(s, p_readable, p_person)
+                              ORDER BY s.updated_at DESC, s.id
+                              LIMIT p_related)) u
+                          ORDER BY u.n
+                          LIMIT p_related) rel), '[]') AS related,
+       (SELECT jsonb_build_object('actor_name', ch.actor_name, 'at', ch.changed_at,
+                                  'fields', ch.fields)
+          FROM record_changes ch
+         WHERE ch.workspace_id = r.workspace_id AND ch.record_id = r.id
+         ORDER BY ch.id DESC
+         LIMIT 1) AS last_change,
+       COALESCE((SELECT jsonb_agg(to_jsonb(l) - 'workspace_id' - 'page_id' - 'search_vector'
+                                  ORDER BY l.position)
+                   FROM memory, memory_pages p
+                   JOIN memory_lines l ON l.workspace_id = p.workspace_id AND l.page_id = p.id
+                  WHERE memory.readable AND p.workspace_id = r.workspace_id
+                    AND p.about_kind = 'record'
+                    AND p.subject_id = r.id AND p.trashed_at IS NULL
+                    AND l.kind = 'souvenir' AND object_carries_pages(r.object_id)), '[]')
+           AS page_lines,
+       COALESCE((SELECT jsonb_agg(to_jsonb(l) - 'workspace_id' - 'page_id' - 'search_vector'
+                                  ORDER BY l.position)
+                   FROM profile
+                   JOIN memory_lines l ON l.workspace_id = r.workspace_id
+                                      AND l.page_id = profile.id
+                  WHERE l.about_id = r.id AND l.kind = 'souvenir'), '[]') AS profile_lines
+  FROM chosen c
+  JOIN records r ON r.workspace_id = app_workspace_id() AND r.id = c.id
+  JOIN objects o ON o.workspace_id = r.workspace_id AND o.id = r.object_id
+ WHERE record_readable(r, p_readable, p_person)
+ ORDER BY c.ord
+$$;
+
+GRANT EXECUTE ON FUNCTION turn_cards(uuid[], uuid[], uuid, integer, integer, integer, uuid)
+    TO skillmem_app;
+
+CREATE OR REPLACE FUNCTION memory_lines_shown(p_lines jsonb, p_readable uuid[], p_person uuid,
+                                              p_every_open boolean)
+RETURNS jsonb
+LANGUAGE sql STABLE
+AS $$
+SELECT COALESCE(jsonb_agg(jsonb_build_object(
+                   'kind', l.kind, 'text', l.text, 'key', l.key, 'type', l.type,
+                   'author', l.author, 'day', l.day, 'until', l.until, 'human', l.human,
+                   'source_kind', l.source_kind, 'source_id', l.source_id,
+                   'about_id', l.about_id,
+                   'source_open', line_source_open(l.source_kind, src.record, cm.id, p_readable,
+                                                   p_person, p_every_open),
+                   'source_exists', (src.record).id IS NOT NULL OR cm.id IS NOT NULL,
+                   'source_object', src.object,
+                   'source_owner', COALESCE(cm.name, src.owner),
+                   'about_label', (ab.record).label,
+                   'about_open', line_source_open('record', ab.record, NULL, p_readable,
+                                                  p_person, p_every_open)) ORDER BY l.ord), '[]')
+  FROM ROWS FROM (jsonb_to_recordset(p_lines) AS (kind text, key text, text text, type text,
+                                                  author text, day date, until date,
+                                                  human boolean, source_kind text,
+                                                  source_id uuid, about_id uuid))
+       WITH ORDINALITY AS l(kind, key, text, type, author, day, until, human, source_kind,
+                            source_id, about_id, ord)
+       LEFT JOIN LATERAL (
+           SELECT s AS record, so.singular AS object, som.name AS owner
+             FROM records s
+             LEFT JOIN objects so ON so.workspace_id = s.workspace_id AND so.id = s.object_id
+             LEFT JOIN members som
+               ON som.workspace_id = s.workspace_id AND som.id = s.owner_member_id
+            WHERE l.source_kind = 'record' AND s.workspace_id = app_workspace_id()
+              AND s.id = l.source_id
+            LIMIT 1) src ON true
+       LEFT JOIN LATERAL (
+           SELECT m.id, m.name FROM members m
+            WHERE l.source_kind = 'conversation' AND m.workspace_id = app_workspace_id()
+              AND m.id = l.source_id
+            LIMIT 1) cm ON true
+       LEFT JOIN LATERAL (
+           SELECT a AS record FROM records a
+            WHERE a.workspace_id = app_workspace_id() AND a.id = l.about_id
+            LIMIT 1) ab ON true
+$$;
