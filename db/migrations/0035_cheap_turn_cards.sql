@@ -16,19 +16,31 @@
 --   runs a subquery per row.
 --
 -- Now:
--- - turn_cards holds card_records' statement, unchanged, and is planned once per session with
---   a generic plan (SET plan_cache_mode): its plan does not depend on its arguments (every table
---   is reached by key, every card's parts by a subquery on the card's record).
+-- - turn_read is what a turn reads, in one statement where it took three (card_records,
+--   profile_lines, then lines_shown, the souvenirs sent back and forth as JSON), with the same
+--   statements inside (card_records' and profile_lines' unchanged but for their switches), and
+--   planned once per session with a generic plan (SET plan_cache_mode): its plan does not
+--   depend on its arguments (every table is reached by key, every card's parts by a subquery on
+--   the card's record).
 -- - memory_lines_shown looks up each line's source, its owner and the record it is about by key,
 --   line by line (LATERAL ... LIMIT 1 keeps the planner from hashing a whole table), with the
 --   same reading rules.
 
-CREATE FUNCTION turn_cards(p_ids uuid[], p_readable uuid[], p_person uuid,
-                           p_profile_records integer, p_values integer, p_related integer,
-                           p_agent uuid)
-RETURNS TABLE (ord bigint, source text, id uuid, label text, object text, object_name text,
-               "values" jsonb, principal jsonb, related jsonb, last_change jsonb,
-               page_lines jsonb, profile_lines jsonb)
+-- What a turn reads: the cards (when p_cards), the profiles (when p_profiles; the workspace's,
+-- the person's without its souvenirs about records, the agent's, when the role reads memory and
+-- the agent has memory on), and every souvenir of both as the reader sees them, shown in one
+-- memory_lines_shown call: each card's page's, then each card's on the person's profile, then
+-- each profile's, in order (each card and profile says how many it has). The cards: the records
+-- p_ids (mentioned, then attached), then up to p_profile_records records the person's profile
+-- holds souvenirs about (newest first), each only if the person may read it; per record the
+-- attributes of its first p_values principal values that hold something, up to p_related
+-- readable related records (what it points to, then what points to it, newest first), its last
+-- change, and, when the role reads memory and the turn's agent has memory on
+-- (agent_memory_on), its page's souvenirs and the person's own souvenirs about it.
+CREATE FUNCTION turn_read(p_ids uuid[], p_readable uuid[], p_person uuid,
+                          p_profile_records integer, p_values integer, p_related integer,
+                          p_agent uuid, p_cards boolean, p_profiles boolean)
+RETURNS TABLE (cards jsonb, profiles jsonb, shown jsonb)
 LANGUAGE sql STABLE
 SET plan_cache_mode = force_generic_plan
 AS $$
@@ -57,78 +69,131 @@ from_profile AS (
      LIMIT p_profile_records
 ),
 chosen AS (
-    SELECT id, ord, 'wanted' AS source FROM wanted
+    SELECT id, ord, 'wanted' AS source FROM wanted WHERE p_cards
     UNION ALL
-    SELECT id, ord, 'profile' FROM from_profile
+    SELECT id, ord, 'profile' FROM from_profile WHERE p_cards
+),
+cards AS MATERIALIZED (
+    SELECT c.ord, c.source, r.id, r.label, o.slug AS object, o.singular AS object_name, r."values",
+           COALESCE((SELECT jsonb_agg(jsonb_build_object('slug', a.slug, 'title', a.title)
+                                      ORDER BY a.principal_rank, a.slug)
+                       FROM (SELECT a.slug, a.title, a.principal_rank FROM attributes a
+                              WHERE a.workspace_id = r.workspace_id AND a.object_id = r.object_id
+                                AND a.principal_rank IS NOT NULL AND a.type <> 'relation'
+                                AND NULLIF(btrim(r."values" ->> a.slug), '') IS NOT NULL
+                              ORDER BY a.principal_rank, a.slug
+                              LIMIT p_values) a), '[]') AS principal,
+           COALESCE((SELECT jsonb_agg(rel.item ORDER BY rel.n)
+                       FROM (SELECT u.item, u.n FROM (
+                                (SELECT jsonb_build_object(
+                                            'id', t.id, 'label', t.label, 'object', tobj.singular,
+                                            'attribute', l.attribute_slug, 'direction', 'to') AS item,
+                                        row_number() OVER (ORDER BY l.attribute_slug) AS n
+                                   FROM record_links l
+                                   JOIN records t ON t.workspace_id = l.workspace_id
+                                                 AND t.id = l.target_id
+                                   JOIN objects tobj ON tobj.workspace_id = t.workspace_id
+                                                    AND tobj.id = t.object_id
+                                  WHERE l.workspace_id = r.workspace_id AND l.record_id = r.id
+                                    AND record_readable(t, p_readable, p_person))
+                                UNION ALL
+                                (SELECT jsonb_build_object(
+                                            'id', s.id, 'label', s.label, 'object', sobj.singular,
+                                            'attribute', l.attribute_slug, 'direction', 'from'),
+                                        100 + row_number() OVER (ORDER BY s.updated_at DESC, s.id)
+                                   FROM record_links l
+                                   JOIN records s ON s.workspace_id = l.workspace_id
+                                                 AND s.id = l.record_id
+                                   JOIN objects sobj ON sobj.workspace_id = s.workspace_id
+                                                    AND sobj.id = s.object_id
+                                  WHERE l.workspace_id = r.workspace_id AND l.target_id = r.id
+                                    AND record_readable(s, p_readable, p_person)
+                                  ORDER BY s.updated_at DESC, s.id
+                                  LIMIT p_related)) u
+                              ORDER BY u.n
+                              LIMIT p_related) rel), '[]') AS related,
+           (SELECT jsonb_build_object('actor_name', ch.actor_name, 'at', ch.changed_at,
+                                      'fields', ch.fields)
+              FROM record_changes ch
+             WHERE ch.workspace_id = r.workspace_id AND ch.record_id = r.id
+             ORDER BY ch.id DESC
+             LIMIT 1) AS last_change,
+           COALESCE((SELECT jsonb_agg(to_jsonb(l) - 'workspace_id' - 'page_id' - 'search_vector'
+                                      ORDER BY l.position)
+                       FROM memory, memory_pages p
+                       JOIN memory_lines l ON l.workspace_id = p.workspace_id AND l.page_id = p.id
+                      WHERE memory.readable AND p.workspace_id = r.workspace_id
+                        AND p.about_kind = 'record'
+                        AND p.subject_id = r.id AND p.trashed_at IS NULL
+                        AND l.kind = 'souvenir' AND object_carries_pages(r.object_id)), '[]')
+               AS page_lines,
+           COALESCE((SELECT jsonb_agg(to_jsonb(l) - 'workspace_id' - 'page_id' - 'search_vector'
+                                      ORDER BY l.position)
+                       FROM profile
+                       JOIN memory_lines l ON l.workspace_id = r.workspace_id
+                                          AND l.page_id = profile.id
+                      WHERE l.about_id = r.id AND l.kind = 'souvenir'), '[]') AS profile_lines
+      FROM chosen c
+      JOIN records r ON r.workspace_id = app_workspace_id() AND r.id = c.id
+      JOIN objects o ON o.workspace_id = r.workspace_id AND o.id = r.object_id
+     WHERE record_readable(r, p_readable, p_person)
+     ORDER BY c.ord
+),
+profiles AS MATERIALIZED (
+    SELECT p.about_kind, mr.label AS name, row_number() OVER (ORDER BY p.id) AS n,
+           COALESCE(jsonb_agg(to_jsonb(l) - 'workspace_id' - 'page_id' - 'search_vector'
+                              ORDER BY l.position) FILTER (WHERE l.position IS NOT NULL), '[]')
+               AS lines
+      FROM memory_pages p
+      JOIN records mr ON mr.workspace_id = p.workspace_id AND mr.id = p.id
+      LEFT JOIN memory_lines l
+        ON l.workspace_id = p.workspace_id AND l.page_id = p.id
+       AND (p.about_kind <> 'member' OR l.about_id IS NULL)
+     WHERE p_profiles AND p.workspace_id = app_workspace_id() AND p.trashed_at IS NULL
+       AND EXISTS (SELECT 1 FROM objects o
+                    WHERE o.workspace_id = app_workspace_id() AND o.slug = 'memory'
+                      AND o.id = ANY (p_readable))
+       AND agent_memory_on(p_agent)
+       AND (p.about_kind = 'workspace'
+            OR (p.about_kind = 'member' AND p.member_id = p_person)
+            OR (p.about_kind = 'agent' AND p.agent_id = p_agent))
+     GROUP BY p.id, p.about_kind, mr.label
+),
+batches AS (
+    SELECT 1 AS batch, c.ord AS pos, c.page_lines AS lines FROM cards c
+    UNION ALL
+    SELECT 2, c.ord, c.profile_lines FROM cards c
+    UNION ALL
+    SELECT 3, p.n, p.lines FROM profiles p
+),
+stored AS (
+    SELECT b.batch, b.pos, e.i, e.line
+      FROM batches b, jsonb_array_elements(b.lines) WITH ORDINALITY AS e(line, i)
 )
-SELECT c.ord, c.source, r.id, r.label, o.slug AS object, o.singular AS object_name, r."values",
-       COALESCE((SELECT jsonb_agg(jsonb_build_object('slug', a.slug, 'title', a.title)
-                                  ORDER BY a.principal_rank, a.slug)
-                   FROM (SELECT a.slug, a.title, a.principal_rank FROM attributes a
-                          WHERE a.workspace_id = r.workspace_id AND a.object_id = r.object_id
-                            AND a.principal_rank IS NOT NULL AND a.type <> 'relation'
-                            AND NULLIF(btrim(r."values" ->> a.slug), '') IS NOT NULL
-                          ORDER BY a.principal_rank, a.slug
-                          LIMIT p_values) a), '[]') AS principal,
-       COALESCE((SELECT jsonb_agg(rel.item ORDER BY rel.n)
-                   FROM (SELECT u.item, u.n FROM (
-                            (SELECT jsonb_build_object(
-                                        'id', t.id, 'label', t.label, 'object', tobj.singular,
-                                        'attribute', l.attribute_slug, 'direction', 'to') AS item,
-                                    row_number() OVER (ORDER BY l.attribute_slug) AS n
-                               FROM record_links l
-                               JOIN records t ON t.workspace_id = l.workspace_id
-                                             AND t.id = l.target_id
-                               JOIN objects tobj ON tobj.workspace_id = t.workspace_id
-                                                AND tobj.id = t.object_id
-                              WHERE l.workspace_id = r.workspace_id AND l.record_id = r.id
-                                AND record_readable(t, p_readable, p_person))
-                            UNION ALL
-                            (SELECT jsonb_build_object(
-                                        'id', s.id, 'label', s.label, 'object', sobj.singular,
-                                        'attribute', l.attribute_slug, 'direction', 'from'),
-                                    100 + row_number() OVER (ORDER BY s.updated_at DESC, s.id)
-                               FROM record_links l
-                               JOIN records s ON s.workspace_id = l.workspace_id
-                                             AND s.id = l.record_id
-                               JOIN objects sobj ON sobj.workspace_id = s.workspace_id
-                                                AND sobj.id = s.object_id
-                              WHERE l.workspace_id = r.workspace_id AND l.target_id = r.id
-                                AND record_readable(s, p_readable, p_person)
-                              ORDER BY s.updated_at DESC, s.id
-                              LIMIT p_related)) u
-                          ORDER BY u.n
-                          LIMIT p_related) rel), '[]') AS related,
-       (SELECT jsonb_build_object('actor_name', ch.actor_name, 'at', ch.changed_at,
-                                  'fields', ch.fields)
-          FROM record_changes ch
-         WHERE ch.workspace_id = r.workspace_id AND ch.record_id = r.id
-         ORDER BY ch.id DESC
-         LIMIT 1) AS last_change,
-       COALESCE((SELECT jsonb_agg(to_jsonb(l) - 'workspace_id' - 'page_id' - 'search_vector'
-                                  ORDER BY l.position)
-                   FROM memory, memory_pages p
-                   JOIN memory_lines l ON l.workspace_id = p.workspace_id AND l.page_id = p.id
-                  WHERE memory.readable AND p.workspace_id = r.workspace_id
-                    AND p.about_kind = 'record'
-                    AND p.subject_id = r.id AND p.trashed_at IS NULL
-                    AND l.kind = 'souvenir' AND object_carries_pages(r.object_id)), '[]')
-           AS page_lines,
-       COALESCE((SELECT jsonb_agg(to_jsonb(l) - 'workspace_id' - 'page_id' - 'search_vector'
-                                  ORDER BY l.position)
-                   FROM profile
-                   JOIN memory_lines l ON l.workspace_id = r.workspace_id
-                                      AND l.page_id = profile.id
-                  WHERE l.about_id = r.id AND l.kind = 'souvenir'), '[]') AS profile_lines
-  FROM chosen c
-  JOIN records r ON r.workspace_id = app_workspace_id() AND r.id = c.id
-  JOIN objects o ON o.workspace_id = r.workspace_id AND o.id = r.object_id
- WHERE record_readable(r, p_readable, p_person)
- ORDER BY c.ord
+SELECT (SELECT COALESCE(jsonb_agg(jsonb_build_object(
+                                      'ord', c.ord, 'source', c.source, 'id', c.id,
+                                      'label', c.label, 'object', c.object,
+                                      'object_name', c.object_name, 'values', c."values",
+                                      'principal', c.principal, 'related', c.related,
+                                      'last_change', c.last_change,
+                                      'page_count', jsonb_array_length(c.page_lines),
+                                      'profile_count', jsonb_array_length(c.profile_lines))
+                                  ORDER BY c.ord), '[]')
+          FROM cards c),
+       (SELECT COALESCE(jsonb_agg(jsonb_build_object('about_kind', p.about_kind,
+                                                     'name', p.name,
+                                                     'count', jsonb_array_length(p.lines))
+                                  ORDER BY p.n), '[]')
+          FROM profiles p),
+       (SELECT CASE WHEN count(*) = 0 THEN '[]'::jsonb
+                    ELSE memory_lines_shown(jsonb_agg(s.line ORDER BY s.batch, s.pos, s.i),
+                                            p_readable, p_person, false)
+               END
+          FROM stored s)
 $$;
 
-GRANT EXECUTE ON FUNCTION turn_cards(uuid[], uuid[], uuid, integer, integer, integer, uuid)
-    TO skillmem_app;
+GRANT EXECUTE ON FUNCTION turn_read(uuid[], uuid[], uuid, integer, integer, integer, uuid,
+                                    boolean, boolean) TO skillmem_app;
 
 CREATE OR REPLACE FUNCTION memory_lines_shown(p_lines jsonb, p_readable uuid[], p_person uuid,
                                               p_every_open boolean)

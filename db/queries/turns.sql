@@ -35,39 +35,18 @@ SELECT (SELECT jsonb_build_object('cards', c.cards, 'budget', c.budget, 'profile
        events.generation, events.ended
   FROM events;
 
--- name: card_records
--- The cards' data, in signal order: the records $1 (mentioned, then attached), then up to $4
--- records the person's profile holds souvenirs about (newest first), each only if the person
--- ($3, whose role reads $2) may read it. Per record: the attributes of its first $5 principal
--- values that hold something, up to $6 readable related records (what it points to, then what
--- points to it, newest first), its last change, and, when the role reads memory and the turn's
--- agent $7 has memory on (agent_memory_on), its page's souvenirs and the person's own souvenirs
--- about it, as stored (lines_shown shows them to the reader). turn_cards (migration 0035) holds
--- the statement, planned once per session.
-SELECT * FROM turn_cards($1, $2, $3, $4, $5, $6, $7);
-
--- name: profile_lines
--- The profiles an agent reads at the start of a conversation, as stored: the workspace's, the
--- person's ($1; without its souvenirs about records) and the agent's ($2), when the role
--- (reading the objects $3) reads memory and the agent has memory on (agent_memory_on).
-SELECT p.about_kind, mr.label AS name,
-       COALESCE(jsonb_agg(to_jsonb(l) - 'workspace_id' - 'page_id' - 'search_vector'
-                          ORDER BY l.position) FILTER (WHERE l.position IS NOT NULL), '[]')
-           AS lines
-  FROM memory_pages p
-  JOIN records mr ON mr.workspace_id = p.workspace_id AND mr.id = p.id
-  LEFT JOIN memory_lines l
-    ON l.workspace_id = p.workspace_id AND l.page_id = p.id
-   AND (p.about_kind <> 'member' OR l.about_id IS NULL)
- WHERE p.workspace_id = app_workspace_id() AND p.trashed_at IS NULL
-   AND EXISTS (SELECT 1 FROM objects o
-                WHERE o.workspace_id = app_workspace_id() AND o.slug = 'memory'
-                  AND o.id = ANY ($3))
-   AND agent_memory_on($2::uuid)
-   AND (p.about_kind = 'workspace'
-        OR (p.about_kind = 'member' AND p.member_id = $1)
-        OR (p.about_kind = 'agent' AND p.agent_id = $2))
- GROUP BY p.id, p.about_kind, mr.label;
+-- name: turn_read
+-- What a turn reads (turn_read, migration 0035): when $8, the cards' data, in signal order: the
+-- records $1 (mentioned, then attached), then up to $4 records the person's profile holds
+-- souvenirs about (newest first), each only if the person ($3, whose role reads $2) may read
+-- it; per record the attributes of its first $5 principal values that hold something, up to
+-- $6 readable related records (what it points to, then what points to it, newest first), its
+-- last change, and, when the role reads memory and the turn's agent $7 has memory on
+-- (agent_memory_on), its page's souvenirs and the person's own souvenirs about it. When $9,
+-- the profiles an agent reads at the start of a conversation: the workspace's, the person's
+-- (without its souvenirs about records) and the agent's, when the role reads memory and the
+-- agent has memory on. Every souvenir of both as the person sees it, in one list.
+SELECT cards, profiles, shown FROM turn_read($1, $2, $3, $4, $5, $6, $7, $8, $9);
 
 -- name: store_turn
 -- Keeps a turn's cards with its message ($1, unless NULL; with the generation $10 whose
