@@ -1,7 +1,8 @@
 """The baseline: the GraphQL records query's work done by hand with asyncpg on plain Starlette.
 
 One pooled connection and one transaction per request, the same token lookup, the same
-`records_page` SQL text, and the same JSON data as the GraphQL query
+`records_page_plain` SQL text (db.records.records_page's for a page without a filter), and
+the same JSON data as the GraphQL query
 `records(object, first) { edges { cursor node { id label values
 relation(attribute: "company") { id label values } } } }`.
 Served with `uvicorn bench.baseline:create_app --factory` (DATABASE_URL names the database).
@@ -28,7 +29,7 @@ from gateway.settings import Settings
 from resolvers.common.ids import encode, encode_cursor
 
 BEGIN_REQUEST = "SELECT * FROM app_begin_request($1)"
-RECORDS_PAGE = queries("records")["records_page"]
+RECORDS_PAGE = queries("records")["records_page_plain"]
 RELATION = "company"
 
 
@@ -88,9 +89,6 @@ async def records(request: Request) -> Response:
             principal["member_id"],
             None,
             first + 1,
-            None,
-            None,
-            None,
             None,
         )
     return _reply(200, {"data": page_data(principal["workspace_id"], rows, first)})

@@ -37,10 +37,10 @@ import httpx
 import orjson
 import psutil
 
-from bench import client
+from bench import backend, client
 from bench.generate import BenchData, ensure, server_dsn
 from db.events import Listener
-from db.pool import create_pool
+from db.pool import api_dsn, create_pool
 from db.principal_cache import PrincipalCache
 from db.sql import queries
 from gateway.app import create_app
@@ -526,7 +526,12 @@ async def bench(args: argparse.Namespace, server: str, postmaster_pid: int | Non
     }
     report["statements"] = await count_statements(data.dsn, data.token)
     print("statements per request:", report["statements"], flush=True)
+    report["backend"] = await backend_cost(data, args, postmaster_pid)
+    print(backend.markdown(report["backend"]), flush=True)
     report["load"] = []
+    if args.backend_only:
+        write_results("records", report, backend.markdown(report["backend"]))
+        return 0
     async with contextlib.AsyncExitStack() as stack:
         servers = {name: await stack.enter_async_context(serve(name, data.dsn)) for name in SERVERS}
         if args.unplanned:
@@ -553,8 +558,25 @@ async def bench(args: argparse.Namespace, server: str, postmaster_pid: int | Non
                 f"ratio {row['ratio']}; planned/alone {row.get('planned_ratio')}",
                 flush=True,
             )
-    write_results("records", report, markdown(report))
+    write_results(
+        "records", report, markdown(report) + "\n\n" + backend.markdown(report["backend"])
+    )
     return 0
+
+
+async def backend_cost(
+    data: BenchData, args: argparse.Namespace, postmaster_pid: int | None
+) -> dict[str, Any]:
+    """PostgreSQL CPU and statements per records page, on one backend (bench/backend.py)."""
+
+    def check(name: str, body: dict[str, Any]) -> None:
+        assert len(body["data"]["records"]["edges"]) == PAGE_SIZE, (name, str(body)[:300])
+
+    bodies = {f"records page of {PAGE_SIZE}": orjson.dumps({"query": QUERY % PAGE_SIZE})}
+    local = postmaster_pid is not None
+    return await backend.per_request(
+        api_dsn(data.dsn), data.token, bodies, args.backend_seconds, check, local
+    )
 
 
 def write_results(name: str, report: dict[str, Any], tables: str) -> None:
@@ -589,6 +611,12 @@ def main() -> int:
         "--unplanned",
         action="store_true",
         help="also load the app with graphql-core alone (SKILLMEM_PLANNED_EXECUTION=false)",
+    )
+    parser.add_argument(
+        "--backend-seconds", type=float, default=5.0, help="sequential requests on one backend"
+    )
+    parser.add_argument(
+        "--backend-only", action="store_true", help="only the one-backend CPU and statements"
     )
     parser.add_argument(
         "--wait-quiet",

@@ -35,7 +35,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from bench import client, records
+from bench import backend, client, records
 from bench.baseline import plain_app
 from bench.generate import WORKSPACE_ID, ensure
 from bench.memory import load_all, markdown
@@ -248,6 +248,24 @@ async def count_statements(dsn: str, requests: Requests) -> dict[str, Any]:
     return counts
 
 
+async def backend_cost(
+    dsn: str, requests: Requests, args: argparse.Namespace, postmaster_pid: int | None
+) -> dict[str, Any]:
+    """PostgreSQL CPU and statements per turn and per search, on one backend
+    (bench/backend.py)."""
+
+    def check(name: str, body: dict[str, Any]) -> None:
+        assert "errors" not in body, (name, str(body)[:300])
+        if name == "turn":
+            assert len(body["data"]["turnContext"]["cards"]) == 3, body
+
+    bodies = {endpoint: requests.body("graphql", endpoint)[1] for endpoint in ENDPOINTS}
+    local = postmaster_pid is not None
+    return await backend.per_request(
+        api_dsn(dsn), requests.token, bodies, args.backend_seconds, check, local
+    )
+
+
 async def check_same_data(servers: dict[str, Server], requests: Requests) -> dict[str, Any]:
     """Both servers answer the same data; what a turn and a search hold."""
     seen: dict[str, Any] = {}
@@ -318,7 +336,12 @@ async def bench(args: argparse.Namespace, server: str, postmaster_pid: int | Non
     }
     report["statements"] = await count_statements(data.dsn, requests)
     print("statements:", report["statements"], flush=True)
+    report["backend"] = await backend_cost(data.dsn, requests, args, postmaster_pid)
+    print(backend.markdown(report["backend"]), flush=True)
     report["load"] = []
+    if args.backend_only:
+        records.write_results("turns", report, backend.markdown(report["backend"]))
+        return 0
     async with (
         records.serve("graphql", data.dsn, SERVERS["graphql"], "") as graphql,
         records.serve("baseline", data.dsn, SERVERS["baseline"], "") as baseline,
@@ -327,7 +350,8 @@ async def bench(args: argparse.Namespace, server: str, postmaster_pid: int | Non
         report["same_data"] = await check_same_data(servers, requests)
         print("same data:", report["same_data"], flush=True)
         report["load"] = await load_all(servers, requests, ENDPOINTS, args, postmaster_pid)
-    records.write_results("turns", report, markdown(report))
+    tables = markdown(report) + "\n\n" + backend.markdown(report["backend"])
+    records.write_results("turns", report, tables)
     return 0
 
 
@@ -341,6 +365,12 @@ def main() -> int:
     )
     parser.add_argument("--wait-quiet", type=float, default=60.0, help="seconds to wait at most")
     parser.add_argument("--fresh", action="store_true", help="regenerate the bench data")
+    parser.add_argument(
+        "--backend-seconds", type=float, default=5.0, help="sequential requests on one backend"
+    )
+    parser.add_argument(
+        "--backend-only", action="store_true", help="only the one-backend CPU and statements"
+    )
     return records.run(bench, parser.parse_args())
 
 

@@ -166,6 +166,11 @@ async def records_page(
 ) -> list[RecordRow]:
     """Readable records of one object in creation order, after the record ``after`` created at
     ``after_created_at`` (from the start when None), with their readable relations."""
+    if label_contains is None and values_contain is None and related_to is None:
+        rows = await conn.fetch(
+            Q["records_page_plain"], object_slug, readable, person, after, limit, after_created_at
+        )
+        return [_record(row) for row in rows]
     rows = await conn.fetch(
         Q["records_page"],
         object_slug,

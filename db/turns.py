@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import islice
 from typing import Any
 from uuid import UUID
 
 import asyncpg
 
+from db.memory import LineRow, line_from_json
 from db.sql import queries
 
 Q = queries("turns")
@@ -50,43 +52,76 @@ class CardRow:
     principal: list[dict[str, Any]]
     related: list[dict[str, Any]]
     last_change: dict[str, Any] | None
-    page_lines: list[dict[str, Any]]
-    profile_lines: list[dict[str, Any]]
-
-
-async def card_records(
-    conn: asyncpg.Connection,
-    ids: Sequence[UUID],
-    readable: Sequence[UUID],
-    person: UUID,
-    profile_records: int,
-    values: int,
-    related: int,
-    agent: UUID | None = None,
-) -> list[CardRow]:
-    """The data of every card of a turn, in signal order, in one statement (at most
-    ``values`` principal values and ``related`` related records a card); no souvenir when the
-    turn's ``agent`` has memory off."""
-    rows = await conn.fetch(
-        Q["card_records"], list(ids), readable, person, profile_records, values, related, agent
-    )
-    return [CardRow(**dict(row)) for row in rows]
+    # The souvenirs of its page, then the person's own about it, as the reader sees them.
+    page_lines: list[LineRow]
+    profile_lines: list[LineRow]
 
 
 @dataclass(frozen=True, slots=True)
 class ProfileRow:
     about_kind: str
     name: str
-    lines: list[dict[str, Any]]
+    lines: list[LineRow]
 
 
-async def profile_lines(
-    conn: asyncpg.Connection, person: UUID, agent: UUID | None, readable: Sequence[UUID]
-) -> list[ProfileRow]:
-    """The workspace's, the person's (without record souvenirs) and the agent's profiles, for
-    a role that reads memory and an agent with memory on."""
-    rows = await conn.fetch(Q["profile_lines"], person, agent, readable)
-    return [ProfileRow(**dict(row)) for row in rows]
+@dataclass(frozen=True, slots=True)
+class TurnRead:
+    cards: list[CardRow]
+    profiles: list[ProfileRow]
+
+
+async def turn_read(
+    conn: asyncpg.Connection,
+    ids: Sequence[UUID],
+    readable: Sequence[UUID],
+    person: UUID,
+    limits: tuple[int, int, int],
+    agent: UUID | None,
+    *,
+    cards: bool,
+    profiles: bool,
+) -> TurnRead:
+    """What a turn reads, in one statement: when ``cards``, the data of every card, in
+    signal order (``limits``: at most so many records from the person's profile, principal
+    values and related records a card; no souvenir when the turn's ``agent`` has memory off);
+    when ``profiles``, the workspace's, the person's (without record souvenirs) and the
+    agent's profiles, for a role that reads memory and an agent with memory on. Every
+    souvenir as the person (whose role reads ``readable``) sees it."""
+    row = await conn.fetchrow(
+        Q["turn_read"], list(ids), readable, person, *limits, agent, cards, profiles
+    )
+    assert row is not None  # one row, always
+    shown = iter([line_from_json(raw) for raw in row["shown"]])
+    found = row["cards"]
+    # The souvenirs come in order: every card's page's, every card's on the profile, then
+    # every profile's.
+    pages = [list(islice(shown, card["page_count"])) for card in found]
+    about = [list(islice(shown, card["profile_count"])) for card in found]
+    read = TurnRead(
+        [
+            CardRow(
+                ord=card["ord"],
+                source=card["source"],
+                id=UUID(card["id"]),
+                label=card["label"],
+                object=card["object"],
+                object_name=card["object_name"],
+                values=card["values"],
+                principal=card["principal"],
+                related=card["related"],
+                last_change=card["last_change"],
+                page_lines=page,
+                profile_lines=mine,
+            )
+            for card, page, mine in zip(found, pages, about, strict=True)
+        ],
+        [
+            ProfileRow(p["about_kind"], p["name"], list(islice(shown, p["count"])))
+            for p in row["profiles"]
+        ],
+    )
+    assert next(shown, None) is None  # every souvenir shown went back to its card or profile
+    return read
 
 
 async def store_turn(

@@ -32,39 +32,13 @@ SELECT app_workspace_id(), $1, $2, $3, $4, t.id, $6, $7
 -- is deleted the list goes on after the last one created no later), with their readable
 -- relations; optionally only those whose label contains a text, whose values contain a JSON
 -- object, or that point to a record (one the caller may read: an unreadable one matches like a
--- missing one).
-WITH page AS (
-    SELECT r.id, r.seq, r.label, r."values", r.visibility, r.owner_member_id, r.created_at,
-           r.updated_at
-      FROM records r
-     WHERE r.object_id = (SELECT o.id FROM objects o WHERE o.slug = $1)
-       AND r.seq > COALESCE(
-               (SELECT c.seq FROM records c
-                 WHERE c.workspace_id = app_workspace_id() AND c.id = $4),
-               CASE WHEN $4::uuid IS NOT NULL THEN
-                   (SELECT max(c.seq) FROM records c
-                     WHERE c.workspace_id = app_workspace_id()
-                       AND c.object_id = (SELECT o.id FROM objects o WHERE o.slug = $1)
-                       AND c.created_at <= $9::timestamptz)
-               END,
-               0)
-       AND record_readable(r, $2, $3)
-       AND ($6::text IS NULL OR strpos(lower(r.label), lower($6)) > 0)
-       AND ($7::jsonb IS NULL OR r."values" @> $7)
-       AND ($8::uuid IS NULL OR (
-               EXISTS (SELECT 1 FROM records t WHERE t.id = $8 AND record_readable(t, $2, $3))
-               AND EXISTS (
-                   SELECT 1 FROM record_links l
-                    WHERE l.workspace_id = r.workspace_id AND l.record_id = r.id
-                      AND l.target_id = $8)))
-     ORDER BY r.seq
-     LIMIT $5
-)
-SELECT page.*, $1::text AS object, COALESCE(rel.relations, '[]'::jsonb) AS relations
-  FROM page
-  LEFT JOIN readable_relations(ARRAY(SELECT id FROM page), $2, $3) rel
-         ON rel.record_id = page.id
- ORDER BY page.seq;
+-- missing one). records_page_rows (migration 0035) holds the statement.
+SELECT * FROM records_page_rows($1, $2, $3, $4, $5, $6, $7, $8, $9);
+
+-- name: records_page_plain
+-- records_page without a filter (the object $1, for the role reading $2 and the person $3, after
+-- the record $4 created at $6, at most $5), planned once per session (migration 0035).
+SELECT * FROM records_page_plain($1, $2, $3, $4, $5, $6);
 
 -- name: records_by_ids
 -- Records the caller may read among the given ids, with their readable relations.

@@ -35,131 +35,18 @@ SELECT (SELECT jsonb_build_object('cards', c.cards, 'budget', c.budget, 'profile
        events.generation, events.ended
   FROM events;
 
--- name: card_records
--- The cards' data, in signal order: the records $1 (mentioned, then attached), then up to $5
--- records the person's profile holds souvenirs about (newest first), each only if the person
--- ($3, whose role reads $2) may read it. Per record: the attributes of its first $5 principal
--- values that hold something, up to $6
--- readable related records (what it points to, then what points to it, newest first), its last
--- change, and, when the role reads memory and the turn's agent $7 has memory on
--- (agent_memory_on), its page's souvenirs and the person's own souvenirs about it, as stored
--- (lines_shown shows them to the reader).
-WITH memory AS (
-    SELECT EXISTS (SELECT 1 FROM objects o
-                    WHERE o.workspace_id = app_workspace_id() AND o.slug = 'memory'
-                      AND o.id = ANY ($2)) AND agent_memory_on($7::uuid) AS readable
-),
-wanted AS (
-    SELECT w.id, w.ord FROM unnest($1::uuid[]) WITH ORDINALITY AS w(id, ord)
-),
-profile AS (
-    SELECT p.id FROM memory_pages p, memory
-     WHERE memory.readable AND p.workspace_id = app_workspace_id() AND p.about_kind = 'member'
-       AND p.member_id = $3 AND p.trashed_at IS NULL
-),
-from_profile AS (
-    SELECT l.about_id AS id, 1000 + row_number() OVER (ORDER BY max(l.day) DESC, l.about_id) AS ord
-      FROM memory_lines l
-      JOIN profile ON l.workspace_id = app_workspace_id() AND l.page_id = profile.id
-      JOIN records r ON r.workspace_id = l.workspace_id AND r.id = l.about_id
-     WHERE l.about_id IS NOT NULL AND NOT (l.about_id = ANY ($1::uuid[]))
-       AND record_readable(r, $2, $3)
-     GROUP BY l.about_id
-     ORDER BY max(l.day) DESC, l.about_id
-     LIMIT $4
-),
-chosen AS (
-    SELECT id, ord, 'wanted' AS source FROM wanted
-    UNION ALL
-    SELECT id, ord, 'profile' FROM from_profile
-)
-SELECT c.ord, c.source, r.id, r.label, o.slug AS object, o.singular AS object_name, r."values",
-       COALESCE((SELECT jsonb_agg(jsonb_build_object('slug', a.slug, 'title', a.title)
-                                  ORDER BY a.principal_rank, a.slug)
-                   FROM (SELECT a.slug, a.title, a.principal_rank FROM attributes a
-                          WHERE a.workspace_id = r.workspace_id AND a.object_id = r.object_id
-                            AND a.principal_rank IS NOT NULL AND a.type <> 'relation'
-                            AND NULLIF(btrim(r."values" ->> a.slug), '') IS NOT NULL
-                          ORDER BY a.principal_rank, a.slug
-                          LIMIT $5) a), '[]') AS principal,
-       COALESCE((SELECT jsonb_agg(rel.item ORDER BY rel.n)
-                   FROM (SELECT u.item, u.n FROM (
-                            (SELECT jsonb_build_object(
-                                        'id', t.id, 'label', t.label, 'object', tobj.singular,
-                                        'attribute', l.attribute_slug, 'direction', 'to') AS item,
-                                    row_number() OVER (ORDER BY l.attribute_slug) AS n
-                               FROM record_links l
-                               JOIN records t ON t.workspace_id = l.workspace_id
-                                             AND t.id = l.target_id
-                               JOIN objects tobj ON tobj.workspace_id = t.workspace_id
-                                                AND tobj.id = t.object_id
-                              WHERE l.workspace_id = r.workspace_id AND l.record_id = r.id
-                                AND record_readable(t, $2, $3))
-                            UNION ALL
-                            (SELECT jsonb_build_object(
-                                        'id', s.id, 'label', s.label, 'object', sobj.singular,
-                                        'attribute', l.attribute_slug, 'direction', 'from'),
-                                    100 + row_number() OVER (ORDER BY s.updated_at DESC, s.id)
-                               FROM record_links l
-                               JOIN records s ON s.workspace_id = l.workspace_id
-                                             AND s.id = l.record_id
-                               JOIN objects sobj ON sobj.workspace_id = s.workspace_id
-                                                AND sobj.id = s.object_id
-                              WHERE l.workspace_id = r.workspace_id AND l.target_id = r.id
-                                AND record_readable(s, $2, $3)
-                              ORDER BY s.updated_at DESC, s.id
-                              LIMIT $6)) u
-                          ORDER BY u.n
-                          LIMIT $6) rel), '[]') AS related,
-       (SELECT jsonb_build_object('actor_name', ch.actor_name, 'at', ch.changed_at,
-                                  'fields', ch.fields)
-          FROM record_changes ch
-         WHERE ch.workspace_id = r.workspace_id AND ch.record_id = r.id
-         ORDER BY ch.id DESC
-         LIMIT 1) AS last_change,
-       COALESCE((SELECT jsonb_agg(to_jsonb(l) - 'workspace_id' - 'page_id' - 'search_vector'
-                                  ORDER BY l.position)
-                   FROM memory, memory_pages p
-                   JOIN memory_lines l ON l.workspace_id = p.workspace_id AND l.page_id = p.id
-                  WHERE memory.readable AND p.workspace_id = r.workspace_id
-                    AND p.about_kind = 'record'
-                    AND p.subject_id = r.id AND p.trashed_at IS NULL
-                    AND l.kind = 'souvenir' AND object_carries_pages(r.object_id)), '[]')
-           AS page_lines,
-       COALESCE((SELECT jsonb_agg(to_jsonb(l) - 'workspace_id' - 'page_id' - 'search_vector'
-                                  ORDER BY l.position)
-                   FROM profile
-                   JOIN memory_lines l ON l.workspace_id = r.workspace_id
-                                      AND l.page_id = profile.id
-                  WHERE l.about_id = r.id AND l.kind = 'souvenir'), '[]') AS profile_lines
-  FROM chosen c
-  JOIN records r ON r.workspace_id = app_workspace_id() AND r.id = c.id
-  JOIN objects o ON o.workspace_id = r.workspace_id AND o.id = r.object_id
- WHERE record_readable(r, $2, $3)
- ORDER BY c.ord;
-
--- name: profile_lines
--- The profiles an agent reads at the start of a conversation, as stored: the workspace's, the
--- person's ($1; without its souvenirs about records) and the agent's ($2), when the role
--- (reading the objects $3) reads memory and the agent has memory on (agent_memory_on).
-SELECT p.about_kind, mr.label AS name,
-       COALESCE(jsonb_agg(to_jsonb(l) - 'workspace_id' - 'page_id' - 'search_vector'
-                          ORDER BY l.position) FILTER (WHERE l.position IS NOT NULL), '[]')
-           AS lines
-  FROM memory_pages p
-  JOIN records mr ON mr.workspace_id = p.workspace_id AND mr.id = p.id
-  LEFT JOIN memory_lines l
-    ON l.workspace_id = p.workspace_id AND l.page_id = p.id
-   AND (p.about_kind <> 'member' OR l.about_id IS NULL)
- WHERE p.workspace_id = app_workspace_id() AND p.trashed_at IS NULL
-   AND EXISTS (SELECT 1 FROM objects o
-                WHERE o.workspace_id = app_workspace_id() AND o.slug = 'memory'
-                  AND o.id = ANY ($3))
-   AND agent_memory_on($2::uuid)
-   AND (p.about_kind = 'workspace'
-        OR (p.about_kind = 'member' AND p.member_id = $1)
-        OR (p.about_kind = 'agent' AND p.agent_id = $2))
- GROUP BY p.id, p.about_kind, mr.label;
+-- name: turn_read
+-- What a turn reads (turn_read, migration 0035): when $8, the cards' data, in signal order: the
+-- records $1 (mentioned, then attached), then up to $4 records the person's profile holds
+-- souvenirs about (newest first), each only if the person ($3, whose role reads $2) may read
+-- it; per record the attributes of its first $5 principal values that hold something, up to
+-- $6 readable related records (what it points to, then what points to it, newest first), its
+-- last change, and, when the role reads memory and the turn's agent $7 has memory on
+-- (agent_memory_on), its page's souvenirs and the person's own souvenirs about it. When $9,
+-- the profiles an agent reads at the start of a conversation: the workspace's, the person's
+-- (without its souvenirs about records) and the agent's, when the role reads memory and the
+-- agent has memory on. Every souvenir of both as the person sees it, in one list.
+SELECT cards, profiles, shown FROM turn_read($1, $2, $3, $4, $5, $6, $7, $8, $9);
 
 -- name: store_turn
 -- Keeps a turn's cards with its message ($1, unless NULL; with the generation $10 whose

@@ -2,21 +2,20 @@
 the person the turn acts for, the budget they share, and their replay.
 
 A turn costs a constant number of statements whatever its cards hold: what was stored for the
-message and the conversation, the cards' records, the profiles (first turn of a conversation
-only), the souvenirs shown to the reader (one batch), and storing the turn.
+message and the conversation, what it reads (the cards' records, the profiles on the first turn
+of a conversation, and all their souvenirs as the reader sees them: one statement), and storing
+the turn.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
-from itertools import islice
 from typing import Any
 from uuid import UUID
 
 import asyncpg
 
-from db import memory, turns
+from db import turns
 from db.memory import LineRow
 from db.turns import CardRow, ProfileRow
 from resolvers.common import clock, ids
@@ -181,72 +180,34 @@ def _kept_profiles(stored: turns.StoredTurn) -> dict[str, Any] | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class _Shown:
-    """The souvenirs of a turn as its reader sees them, batch by batch: each card's page, each
-    card's souvenirs on the person's profile, each profile."""
-
-    pages: list[list[LineRow]]
-    about: list[list[LineRow]]
-    profiles: list[list[LineRow]]
-
-
-async def _show(
-    conn: asyncpg.Connection,
-    rows: list[CardRow],
-    profile_rows: list[ProfileRow],
-    readable: Sequence[UUID],
-    person: UUID,
-) -> _Shown:
-    """Every souvenir of the turn shown to its reader in one statement, then handed back to
-    the batch it came from."""
-    batches = (
-        [r.page_lines for r in rows],
-        [r.profile_lines for r in rows],
-        [p.lines for p in profile_rows],
-    )
-    flat = [line for batch in batches for lines in batch for line in lines]
-    shown = iter(await memory.lines_shown(conn, flat, readable, person) if flat else [])
-    pages, about, profiles = (
-        [list(islice(shown, len(lines))) for lines in batch] for batch in batches
-    )
-    return _Shown(pages, about, profiles)
-
-
 async def _read(
     conn: asyncpg.Connection, principal: Principal, turn: _Turn, stored: turns.StoredTurn
 ) -> TurnContext:
     """The turn as read now, or as stored: the cards of a message read before and the profiles
-    of a conversation begun before are replayed, the rest is read."""
-    readable, workspace = principal.readable_objects, principal.workspace_id
-    rows: list[CardRow] = []
-    if stored.turn is None:
-        rows = await turns.card_records(
+    of a conversation begun before are replayed, the rest is read (in one statement, every
+    souvenir as the person sees it)."""
+    workspace = principal.workspace_id
+    kept_profiles = _kept_profiles(stored)
+    read = turns.TurnRead([], [])
+    if stored.turn is None or kept_profiles is None:
+        read = await turns.turn_read(
             conn,
             turn.wanted,
-            readable,
+            principal.readable_objects,
             turn.person,
-            PROFILE_RECORDS,
-            CARD_VALUES,
-            CARD_RELATED,
+            (PROFILE_RECORDS, CARD_VALUES, CARD_RELATED),
             turn.agent,
+            cards=stored.turn is None,
+            profiles=kept_profiles is None,
         )
-    profile_rows: list[ProfileRow] = []
-    kept_profiles = _kept_profiles(stored)
-    if kept_profiles is None:
-        profile_rows = await turns.profile_lines(conn, turn.person, turn.agent, readable)
-    shown = await _show(conn, rows, profile_rows, readable, turn.person)
     if kept_profiles is not None:
         profiles = Profiles(**kept_profiles)
     else:
-        profiles = _profiles(profile_rows, shown.profiles, workspace)
+        profiles = _profiles(read.profiles, workspace)
     if stored.turn is not None:
         cards = [card_from_json(c) for c in stored.turn["cards"]]
         return TurnContext(profiles, cards, budget_from_json(stored.turn["budget"]), True)
-    made = [
-        _card(row, page, about, workspace, row.id in turn.mentions)
-        for row, page, about in zip(rows, shown.pages, shown.about, strict=True)
-    ]
+    made = [_card(row, workspace, row.id in turn.mentions) for row in read.cards]
     kept, budget = fit(made, CARD_BUDGET_CHARS)
     return TurnContext(profiles, kept, budget, False)
 
@@ -301,13 +262,7 @@ def _as_stored(context: TurnContext, stored: turns.StoredTurn, cards_too: bool) 
     return TurnContext(profiles, cards, budget_from_json(stored.turn["budget"]), True)
 
 
-def _card(
-    row: CardRow,
-    page_lines: list[LineRow],
-    profile_lines: list[LineRow],
-    workspace: UUID,
-    mentioned: bool,
-) -> Card:
+def _card(row: CardRow, workspace: UUID, mentioned: bool) -> Card:
     values = [
         CardValue(a["slug"], a["title"], cut(value_text(row.values[a["slug"]])))
         for a in row.principal
@@ -335,10 +290,10 @@ def _card(
         last_change=CardChange(change["actor_name"], change["at"], list(change["fields"]))
         if change
         else None,
-        souvenirs=[_souvenir(line, workspace) for line in page_lines],
+        souvenirs=[_souvenir(line, workspace) for line in row.page_lines],
         # On the record's own card its reference would only repeat the card's record.
         profile_souvenirs=[
-            _souvenir(replace(line, about_id=None), workspace) for line in profile_lines
+            _souvenir(replace(line, about_id=None), workspace) for line in row.profile_lines
         ],
     )
 
@@ -348,10 +303,10 @@ def _souvenir(line: LineRow, workspace: UUID) -> CardSouvenir:
     return CardSouvenir(line.key, line_text(line, workspace))
 
 
-def _profiles(rows: list[ProfileRow], lines: list[list[LineRow]], workspace: UUID) -> Profiles:
+def _profiles(rows: list[ProfileRow], workspace: UUID) -> Profiles:
     texts: dict[str, str] = {}
-    for row, shown in zip(rows, lines, strict=True):
-        texts[row.about_kind] = render_content(line_text(line, workspace) for line in shown)
+    for row in rows:
+        texts[row.about_kind] = render_content(line_text(line, workspace) for line in row.lines)
     return Profiles(texts.get("workspace"), texts.get("member"), texts.get("agent"))
 
 
