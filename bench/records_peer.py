@@ -47,9 +47,11 @@ from bench.records import (
     CHECKOUT,
     PAGE_SIZE,
     QUERY,
+    TRANSACTION_CONTROL,
     CpuMeter,
     Server,
     _wait_ready,
+    count_statements,
     free_port,
     levels,
     machine,
@@ -213,6 +215,34 @@ async def check_same_records(servers: dict[str, Server], token: str) -> dict[str
             "response_bytes": sizes,
         }
     return seen
+
+
+async def peer_statements(server: Server, token: str) -> dict[str, Any]:
+    """The SQL statements PostGraphile sends for one page of 20 (server.mjs notes them)."""
+    request = page_request(server, token, PAGE_SIZE)
+    await client.fetch(server.port, request)  # warm: prepared statements, pool
+    await client.fetch(server.port, client.get(server.port, "/statements"))
+    await client.fetch(server.port, request)
+    _, raw = await client.fetch(server.port, client.get(server.port, "/statements"))
+    sent = [" ".join(text.split()) for text in orjson.loads(raw)["statements"]]
+    control = [t for t in sent if t.upper().startswith(TRANSACTION_CONTROL)]
+    return {
+        "data": len(sent) - len(control),
+        "transaction_control": len(control),
+        "statements": [t[:80] for t in sent],
+    }
+
+
+async def count_all(servers: dict[str, Server], data: BenchData, report: dict[str, Any]) -> None:
+    """Statements per page of 20: skillmem's (in-process, as bench/records.py counts them)
+    and PostGraphile's."""
+    found = {"graphql": (await count_statements(data.dsn, data.token))[str(PAGE_SIZE)]}
+    for name, server in servers.items():
+        if name.startswith("postgraphile"):
+            found[name] = await peer_statements(server, data.token)
+    report["statements"] = found
+    for name, row in found.items():
+        print(f"statements {name}: {row}", flush=True)
 
 
 # --- interleaved rounds ---------------------------------------------------------------------
@@ -431,6 +461,7 @@ async def peer_part(
         servers = {s.name: s for s in (graphql, baseline, owner, rls)}
         report["same_records"] = await check_same_records(servers, data.token)
         print("same records:", report["same_records"], flush=True)
+        await count_all(servers, data, report)
         report["peer"] = await measure_all(
             servers, data.token, args.concurrency, PEER_PAIRS, args, meter
         )

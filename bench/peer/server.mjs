@@ -9,9 +9,12 @@
 //                      `role` and `app.workspace_id` (PostGraphile's pgSettings), so PostgreSQL's
 //                      row-level security applies as it does to the gateway; unset, queries run
 //                      as the login role with no transaction and no setting.
-// GET /healthz answers 200 once the schema is built; /graphql is PostGraphile's endpoint.
+// GET /healthz answers 200 once the schema is built; GET /statements answers the SQL statements
+// sent since the last GET /statements (at most the last 100; the bench counts one request's);
+// /graphql is PostGraphile's endpoint.
 
 import { createServer } from "node:http";
+import pg from "pg";
 import { postgraphile } from "postgraphile";
 import { makePgService } from "postgraphile/adaptors/pg";
 import { grafserv } from "postgraphile/grafserv/node";
@@ -21,13 +24,28 @@ const env = process.env;
 const role = env.PEER_ROLE || null;
 const settings = role ? { role, "app.workspace_id": env.PEER_WORKSPACE_ID } : null;
 
+// Our own pool (the one PostGraphile would make, with the size asked for) whose connections
+// note the text of each statement they send.
+const pool = new pg.Pool({
+  connectionString: env.PEER_DATABASE_URL,
+  max: Number(env.PEER_POOL_MAX || 10),
+});
+let sent = [];
+pool.on("connect", (conn) => {
+  const query = conn.query.bind(conn);
+  conn.query = (first, ...rest) => {
+    sent.push(typeof first === "string" ? first : first.text);
+    if (sent.length > 100) sent.shift();
+    return query(first, ...rest);
+  };
+});
+
 const preset = {
   extends: [PostGraphileAmberPreset],
   pgServices: [
     makePgService({
-      connectionString: env.PEER_DATABASE_URL,
+      pool,
       schemas: ["public"],
-      poolConfig: { max: Number(env.PEER_POOL_MAX || 10) },
       ...(settings ? { pgSettings: () => settings } : {}),
     }),
   ],
@@ -40,17 +58,24 @@ const serv = pgl.createServ(grafserv);
 const handler = serv.createHandler();
 let ready = false;
 
+const reply = (res, status, value) => {
+  const body = JSON.stringify(value);
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+  });
+  res.end(body);
+};
+
 const server = createServer((req, res) => {
   if (req.url === "/healthz") {
-    const body = JSON.stringify({ status: ready ? "ok" : "starting" });
-    res.writeHead(ready ? 200 : 503, {
-      "content-type": "application/json",
-      "content-length": Buffer.byteLength(body),
-    });
-    res.end(body);
-    return;
+    reply(res, ready ? 200 : 503, { status: ready ? "ok" : "starting" });
+  } else if (req.url === "/statements") {
+    reply(res, 200, { statements: sent });
+    sent = [];
+  } else {
+    handler(req, res);
   }
-  handler(req, res);
 });
 
 await pgl.getSchema();
@@ -60,6 +85,7 @@ server.listen(Number(env.PEER_PORT), env.PEER_HOST || "127.0.0.1");
 const stop = async () => {
   server.close();
   await pgl.release();
+  await pool.end();
   process.exit(0);
 };
 process.on("SIGTERM", stop);
