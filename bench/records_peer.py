@@ -270,6 +270,11 @@ class Rounds:
     server_cpu: float = 0.0
     postgres_cpu: float = 0.0
 
+    def cpu_per_request(self) -> float:
+        """CPU seconds per request of the server's processes and PostgreSQL's."""
+        n = len(self.latencies_ns)
+        return (self.server_cpu + self.postgres_cpu) / n if n else 0.0
+
     def summary(self, postgres_measured: bool) -> dict[str, Any]:
         ordered = sorted(self.latencies_ns)
         n = len(ordered)
@@ -321,13 +326,16 @@ async def rounds(
 
 
 def ratios(found: dict[str, Rounds], pairs: list[tuple[str, str]]) -> dict[str, float]:
-    """For each pair, the median over rounds of the first's req/s over the second's."""
-    return {
-        f"{a}/{b}": round(
-            statistics.median(x / y for x, y in zip(found[a].rps, found[b].rps, strict=True)), 3
-        )
-        for a, b in pairs
-    }
+    """For each pair a/b: the median over rounds of a's req/s over b's (same round), and
+    ("a/b cpu") b's CPU per request (its server's and PostgreSQL's) over a's, the throughput
+    ratio a machine saturated by these two alone would show, which other load disturbs less."""
+    found_ratios = {}
+    for a, b in pairs:
+        rounds_ = zip(found[a].rps, found[b].rps, strict=True)
+        found_ratios[f"{a}/{b}"] = round(statistics.median(x / y for x, y in rounds_), 3)
+        cost_a, cost_b = found[a].cpu_per_request(), found[b].cpu_per_request()
+        found_ratios[f"{a}/{b} cpu"] = round(cost_b / cost_a, 3) if cost_a else float("nan")
+    return found_ratios
 
 
 async def measure_all(
@@ -379,35 +387,40 @@ def _detail(rows: list[dict[str, Any]], names: list[str]) -> list[str]:
     return lines
 
 
+def _ratio(row: dict[str, Any], a: str, b: str) -> str:
+    r = row["ratios"]
+    return f"{r[f'{a}/{b}']:.2f}x ({r[f'{a}/{b} cpu']:.2f}x)"
+
+
 def markdown(report: dict[str, Any]) -> str:
     """The report's tables."""
     lines: list[str] = []
     if report.get("peer"):
         lines += [
             "| c | skillmem req/s | baseline | PostGraphile (owner) | PostGraphile (RLS role) "
-            "| skillmem/baseline | skillmem/PostGraphile | skillmem/PostGraphile (RLS) |",
+            "| skillmem/baseline (by CPU) | skillmem/PostGraphile (by CPU) "
+            "| skillmem/PostGraphile RLS (by CPU) |",
             "|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for row in report["peer"]:
-            r = row["ratios"]
             lines.append(
                 f"| {row['concurrency']} | "
                 + " | ".join(f"{row[n]['rps_median']:,.0f}" for n in PEER_NAMES)
                 + " | "
-                + " | ".join(f"{r[f'{a}/{b}']:.2f}x" for a, b in PEER_PAIRS)
+                + " | ".join(_ratio(row, a, b) for a, b in PEER_PAIRS)
                 + " |"
             )
         lines += ["", *_detail(report["peer"], list(PEER_NAMES)), ""]
     if report.get("workers"):
         lines += [
-            "| c | 1 worker req/s | 2 workers req/s | 2 workers / 1 |",
+            "| c | 1 worker req/s | 2 workers req/s | 2 workers / 1 (by CPU) |",
             "|---:|---:|---:|---:|",
         ]
         for row in report["workers"]:
             lines.append(
                 f"| {row['concurrency']} | {row['workers=1']['rps_median']:,.0f} "
                 f"| {row['workers=2']['rps_median']:,.0f} "
-                f"| {row['ratios']['workers=2/workers=1']:.2f}x |"
+                f"| {_ratio(row, 'workers=2', 'workers=1')} |"
             )
         lines += ["", *_detail(report["workers"], ["workers=1", "workers=2"])]
     return "\n".join(lines)
@@ -508,8 +521,8 @@ async def bench(args: argparse.Namespace, server: str, postmaster_pid: int | Non
 def main() -> int:
     """Run the benchmark."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=5.0, help="seconds per server and round")
-    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds per level")
+    parser.add_argument("--seconds", type=float, default=3.0, help="seconds per server and round")
+    parser.add_argument("--rounds", type=int, default=8, help="interleaved rounds per level")
     parser.add_argument("--warmup", type=float, default=3.0, help="warm-up seconds per server")
     parser.add_argument("--concurrency", type=levels, default=[1, 8, 32], help="peer levels")
     parser.add_argument(
