@@ -217,6 +217,25 @@ async def check_same_records(servers: dict[str, Server], token: str) -> dict[str
     return seen
 
 
+ROLE_PROBE = b'{"query": "{ allSchemaMigrations { totalCount } }"}'
+
+
+async def check_roles(servers: dict[str, Server]) -> dict[str, str]:
+    """Show that PostGraphile's RLS variant runs as the application role: it may not read
+    `schema_migrations` (no grant to that role), which the owner variant reads."""
+    found = {}
+    for name in ("postgraphile", "postgraphile_rls"):
+        server = servers[name]
+        request = client.post(server.port, server.path, ROLE_PROBE, "none")
+        _, raw = await client.fetch(server.port, request)
+        body = orjson.loads(raw)
+        refused = bool(body.get("errors"))
+        assert refused == (name == "postgraphile_rls"), (name, raw[:300])
+        found[name] = f"refused: {body['errors'][0]['message']}" if refused else "read"
+    print("schema_migrations:", found, flush=True)
+    return found
+
+
 async def peer_statements(server: Server, token: str) -> dict[str, Any]:
     """The SQL statements PostGraphile sends for one page of 20 (server.mjs notes them)."""
     request = page_request(server, token, PAGE_SIZE)
@@ -474,6 +493,7 @@ async def peer_part(
         servers = {s.name: s for s in (graphql, baseline, owner, rls)}
         report["same_records"] = await check_same_records(servers, data.token)
         print("same records:", report["same_records"], flush=True)
+        report["schema_migrations_probe"] = await check_roles(servers)
         await count_all(servers, data, report)
         report["peer"] = await measure_all(
             servers, data.token, args.concurrency, PEER_PAIRS, args, meter
