@@ -12,7 +12,8 @@ dependency) and runs `python -m bench.records_peer`, which starts the bench's Po
    application role and `app.workspace_id` to the bench workspace first (pgSettings: the same
    row-level security policies as skillmem, but no token, no permission filter);
 2. checks that the four return the same records for the same page (ids, labels, values and the
-   company's, mapped between the two APIs' shapes) at first: 1 and 20;
+   company's, mapped between the two APIs' shapes) at first: 1 and 20, that the RLS variant
+   runs as the application role, and counts each side's SQL statements per page;
 3. loads them in interleaved rounds (each server `--seconds` per round, the order rotated every
    round) at each concurrency; reports the median of the rounds' requests/s, the same-round
    ratios, latency and CPU per request (the server's, PostgreSQL's);
@@ -66,7 +67,6 @@ from resolvers.common import ids
 PEER_DIR = CHECKOUT / "bench" / "peer"
 NODE = PEER_DIR / "node_modules" / ".bin" / "node"
 APP_ROLE = "skillmem_app"
-RELATION = "company"
 CHECKED_SIZES = (1, PAGE_SIZE)
 PEER_QUERY = (
     '{ objectByWorkspaceIdAndSlug(workspaceId: %s, slug: "contacts") { '
