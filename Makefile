@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: install run test check fmt schema bench bench-skills bench-planned bench-memory bench-turns bench-search bench-dreamer \
-	bench-dreamer-mail bench-dreamer-removal bench-edge bench-data soak
+	bench-dreamer-mail bench-dreamer-removal bench-edge bench-data bench-peer soak
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -71,6 +71,19 @@ bench-edge: $(STAMP)
 
 bench-data: $(STAMP)
 	$(BIN)/python -m bench.generate
+
+# The records page against PostGraphile 5 and the plain baseline, and at 1 and 2 worker
+# processes, in interleaved rounds (bench/records_peer.py). Installs PostGraphile and Node 22
+# from npm into bench/peer/node_modules (the bench folder only: no test needs them); npm must be
+# on the PATH. ARGS="--rounds 2 --seconds 2" for a short run, ARGS="--only workers" for part.
+PEER_MODULES := bench/peer/node_modules/.installed
+
+$(PEER_MODULES): bench/peer/package.json bench/peer/package-lock.json
+	cd bench/peer && npm ci --no-audit --no-fund
+	touch $@
+
+bench-peer: $(STAMP) $(PEER_MODULES)
+	$(BIN)/python -m bench.records_peer $(ARGS)
 
 # The six fault and load tests of issue 16 (bench/soak/): real gateway and worker processes on
 # an embedded PostgreSQL of their own; writes RELIABILITY.md. About 6 minutes by default;
