@@ -551,7 +551,12 @@ async def test_no_function_of_the_schema_is_security_definer_but_the_listed_ones
         "skill_polish_candidates",
     ]
     by_name = {row["proname"]: row for row in found}
-    assert "l.workspace_id = app_workspace_id()" in by_name["memory_line_matches"]["body"]
+    # The match reads the lines of the transaction's workspace only (the setting read once,
+    # migration 0037), and looks up each line's page and record in the line's workspace.
+    body = by_name["memory_line_matches"]["body"]
+    assert "l.workspace_id = (SELECT app_workspace_id())" in body
+    assert "p.workspace_id = m.workspace_id" in body
+    assert "s.workspace_id = p.workspace_id" in body
     due = await owner.prepare("SELECT * FROM dreamer_due(now(), '1 hour', '5 minutes', 20)")
     assert [a.name for a in due.get_attributes()] == [
         "workspace_id",

@@ -1,0 +1,74 @@
+"""The search's PostgreSQL CPU per request on one backend (bench/backend.py), with
+memory_line_matches as migration 0033 left it and as migration 0037 made it, swapped in place in
+the bench database between alternating slices of the same run.
+
+`python -m bench.search_backend [--rounds 4] [--seconds 5]`: the GraphQL `search` of the turns
+benchmark (bench/turns.py: "Chloé Dubois", first 20) sent in-process, one request at a time, over
+a pool of one connection; per slice the backend's CPU per request, statements per request and
+wall time. Today's function (the newest migration's) is put back at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+from typing import Any
+
+import asyncpg
+import orjson
+
+from bench import backend
+from bench.generate import ensure, server_dsn
+from bench.search import CURRENT_MIGRATION, function_text
+from bench.turns import SEARCH_QUERY, SEARCH_TERMS
+from db.pool import api_dsn
+
+VERSIONS = ("0033", CURRENT_MIGRATION)
+
+
+def _check(name: str, body: dict[str, Any]) -> None:
+    assert "errors" not in body, (name, str(body)[:300])
+
+
+async def run(rounds: int, seconds: float) -> dict[str, list[dict[str, Any]]]:
+    server, _handle = server_dsn()
+    data = await ensure(server)
+    body = orjson.dumps({"query": SEARCH_QUERY, "variables": {"q": SEARCH_TERMS}})
+    owner = await asyncpg.connect(data.dsn)
+    found: dict[str, list[dict[str, Any]]] = {version: [] for version in VERSIONS}
+    try:
+        for index in range(rounds):
+            for version in VERSIONS if index % 2 == 0 else VERSIONS[::-1]:
+                await owner.execute(function_text(version))
+                row = await backend.per_request(
+                    api_dsn(data.dsn), data.token, {"search": body}, seconds, _check, True
+                )
+                found[version].append(row["search"])
+                print(version, row["search"], flush=True)
+    finally:
+        await owner.execute(function_text(CURRENT_MIGRATION))
+        await owner.close()
+    return found
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=4, help="alternating rounds")
+    parser.add_argument("--seconds", type=float, default=5.0, help="seconds per slice")
+    args = parser.parse_args()
+    found = asyncio.run(run(args.rounds, args.seconds))
+    print("| memory_line_matches | requests | PostgreSQL CPU ms/req (median of slices) | slices |")
+    print("|---|---:|---:|---|")
+    for version, rows in found.items():
+        cpu = [row["postgres_cpu_ms_per_request"] for row in rows]
+        print(
+            f"| {version} | {sum(row['requests'] for row in rows)} "
+            f"| {statistics.median(cpu):.3f} | {', '.join(f'{c:.3f}' for c in cpu)} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
