@@ -68,6 +68,15 @@ class CatalogRow:
 
 
 @dataclass(frozen=True, slots=True)
+class CatalogEntryRow:
+    """A skill as the catalog lists it: no description when dormant."""
+
+    name: str
+    description: str | None
+    dormant: bool
+
+
+@dataclass(frozen=True, slots=True)
 class VersionRow:
     version: int
     description: str
@@ -138,6 +147,19 @@ async def skill_catalog(
     statement; for an ``agent`` with attached skills, those only, at their versions."""
     rows = await conn.fetch(Q["skill_catalog"], readable, person, agent)
     return [CatalogRow(**dict(r)) for r in rows]
+
+
+async def skill_catalog_entries(
+    conn: asyncpg.Connection,
+    readable: Sequence[UUID],
+    person: UUID | None,
+    agent: UUID | None,
+    dormant_since: datetime,
+) -> list[CatalogEntryRow]:
+    """The catalog's skills (those of ``skill_catalog``, in name order), a skill never used and
+    not updated after ``dormant_since`` dormant and without its description, in one statement."""
+    rows = await conn.fetch(Q["skill_catalog_entries"], readable, person, agent, dormant_since)
+    return [CatalogEntryRow(*r) for r in rows]
 
 
 async def skills_page(

@@ -48,6 +48,21 @@ SELECT s.name, v.description, v.content, s.use_count, s.updated_at
    AND COALESCE(v.extra_frontmatter->>'disable-model-invocation', 'false') <> 'true'
  ORDER BY s.name;
 
+-- name: skill_catalog_entries
+-- The catalog as a model's prompt lists it: the skills of skill_catalog (the same readable
+-- skills, the same filter, an agent's attached versions, name order), each with whether it is
+-- dormant (never used and not updated since $4, DESIGN §3) and its description unless it is.
+SELECT s.name, CASE WHEN d.dormant THEN NULL ELSE v.description END AS description, d.dormant
+  FROM skills s
+  JOIN records r ON r.workspace_id = s.workspace_id AND r.id = s.id
+  JOIN skill_versions v
+    ON v.workspace_id = s.workspace_id AND v.skill_id = s.id
+   AND v.version = agent_skill_offered($3::uuid, s.id, s.latest_version)
+  CROSS JOIN LATERAL (SELECT s.use_count <= 0 AND s.updated_at <= $4::timestamptz AS dormant) d
+ WHERE record_readable(r, $1, $2)
+   AND COALESCE(v.extra_frontmatter->>'disable-model-invocation', 'false') <> 'true'
+ ORDER BY s.name;
+
 -- name: skills_page
 -- Readable skills in name order after a name, optionally whose name contains a text or whose
 -- parent is a skill; with their latest version.
