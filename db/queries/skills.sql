@@ -55,6 +55,7 @@ SELECT s.name, v.description, v.content, s.use_count, s.updated_at
 -- The catalog as a model's prompt lists it: the skills of skill_catalog (the same readable
 -- skills, the same filter, an agent's attached versions, name order), each with whether it is
 -- dormant (never used and not updated since $4, DESIGN §3) and its description unless it is.
+-- The columns' order is CatalogEntryRow's (db/skills.py reads them by position).
 SELECT s.name, CASE WHEN d.dormant THEN NULL ELSE v.description END AS description, d.dormant
   FROM skills s
   JOIN records r ON r.workspace_id = s.workspace_id AND r.id = s.id
