@@ -11,7 +11,7 @@ catalog of a workspace with 2,000 skills, GraphQL against a hand-written baselin
    the SQL statements of each request; then exports it again (time, statements);
 2. fills a second workspace with 2,000 skills in one transaction (a few files each) and counts
    the statements of `skillActivation` and `skillCatalog` in-process, for the app and for the
-   baseline (plain Starlette running the `skill_activation` / `skill_catalog` SQL text of
+   baseline (plain Starlette running the `skill_activation` / `skill_catalog_entries` SQL text of
    db/queries/skills.sql and returning the same JSON);
 3. runs both under uvicorn and loads each endpoint at every concurrency, in alternating slices
    (bench/client.py), reporting requests/s, p50 and p99 latency and CPU per request.
@@ -58,7 +58,7 @@ from resolvers.records.workspaces import create_workspace
 from resolvers.skills.archive.members import ArchiveFile, ArchiveFolder
 from resolvers.skills.archive.read import read_archive
 from resolvers.skills.archive.write import write_zip
-from resolvers.skills.dormancy import is_dormant
+from resolvers.skills.dormancy import dormant_since
 from resolvers.skills.drive import is_script
 from resolvers.skills.folder import check_folder
 from resolvers.skills.reading import SKILL_DIRECTORIES
@@ -612,7 +612,7 @@ async def count_reads(app_dsn: str, token: str) -> dict[str, Any]:
 
 BEGIN_REQUEST = "SELECT * FROM app_begin_request($1)"
 SKILL_ACTIVATION = queries("skills")["skill_activation"]
-SKILL_CATALOG = queries("skills")["skill_catalog"]
+SKILL_CATALOG = queries("skills")["skill_catalog_entries"]
 
 
 def _reply(status: int, body: Any) -> Response:
@@ -663,28 +663,23 @@ async def baseline_activation(request: Request) -> Response:
 
 
 async def baseline_catalog(request: Request) -> Response:
-    """POST: the GraphQL `skillCatalog` data, by hand."""
+    """POST: the GraphQL `skillCatalog` data, by hand (the app's statement: dormancy and the
+    dropped descriptions decided in SQL)."""
     token_hash = _token_hash(request)
     if token_hash is None:
         return _reply(401, {"error": "A bearer token is required."})
+    since = dormant_since(datetime.now(UTC))
     async with request.app.state.pool.acquire() as conn, conn.transaction():
         principal = await conn.fetchrow(BEGIN_REQUEST, token_hash)
         if principal is None:
             return _reply(401, {"error": "The token is not valid."})
         rows = await conn.fetch(  # $3: the agent asking (none: a person), as for activation
-            SKILL_CATALOG, principal["readable"], principal["member_id"], None
+            SKILL_CATALOG, principal["readable"], principal["member_id"], None, since
         )
-    now = datetime.now(UTC)
-    entries = []
-    for row in rows:
-        dormant = is_dormant(row["use_count"], row["updated_at"], now)
-        entries.append(
-            {
-                "name": row["name"],
-                "description": None if dormant else row["description"],
-                "dormant": dormant,
-            }
-        )
+    entries = [
+        {"name": row["name"], "description": row["description"], "dormant": row["dormant"]}
+        for row in rows
+    ]
     return _reply(200, {"data": {"skillCatalog": entries}})
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 import asyncpg
@@ -65,6 +66,22 @@ class CatalogRow:
     content: str
     use_count: int
     updated_at: datetime
+
+
+class CatalogEntryRow(asyncpg.Record):
+    """A skill as the catalog lists it: no description when dormant. The statement's own
+    record, which asyncpg makes as it makes every row, with its columns as attributes (read in
+    C): a catalog is thousands of rows, and a frozen dataclass built from each cost 1.2-1.9 ms
+    a request (BENCHMARKS.md)."""
+
+    if TYPE_CHECKING:
+        name: str
+        description: str | None
+        dormant: bool
+    else:
+        name = property(itemgetter(0))
+        description = property(itemgetter(1))
+        dormant = property(itemgetter(2))
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +155,25 @@ async def skill_catalog(
     statement; for an ``agent`` with attached skills, those only, at their versions."""
     rows = await conn.fetch(Q["skill_catalog"], readable, person, agent)
     return [CatalogRow(**dict(r)) for r in rows]
+
+
+async def skill_catalog_entries(
+    conn: asyncpg.Connection,
+    readable: Sequence[UUID],
+    person: UUID | None,
+    agent: UUID | None,
+    dormant_since: datetime,
+) -> list[CatalogEntryRow]:
+    """The catalog's skills (those of ``skill_catalog``, in name order), a skill never used and
+    not updated after ``dormant_since`` dormant and without its description, in one statement."""
+    return await conn.fetch(
+        Q["skill_catalog_entries"],
+        readable,
+        person,
+        agent,
+        dormant_since,
+        record_class=CatalogEntryRow,
+    )
 
 
 async def skills_page(

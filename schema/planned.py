@@ -53,6 +53,7 @@ from schema.plan import (
     identity,
     leaf,
     list_of,
+    list_of_objects,
     non_null,
     object_of,
 )
@@ -227,7 +228,13 @@ class PlannedExecutor(IncrementalExecutor):
             inner = self.plan_value(return_type.of_type, field_details_list)
             return non_null(inner) if inner is not None else None
         if isinstance(return_type, GraphQLList):
-            inner = self.plan_value(return_type.of_type, field_details_list)
+            item = return_type.of_type
+            named = item.of_type if isinstance(item, GraphQLNonNull) else item
+            if isinstance(named, GraphQLObjectType) and named.is_type_of is None:
+                fields = self.plan_fields(named, field_details_list)
+                required = named is not item
+                return list_of_objects(fields, required) if fields is not None else None
+            inner = self.plan_value(item, field_details_list)
             return list_of(inner) if inner is not None else None
         if is_leaf_type(return_type):
             assert isinstance(return_type, GraphQLLeafType)
@@ -239,6 +246,13 @@ class PlannedExecutor(IncrementalExecutor):
     def plan_object(
         self, object_type: GraphQLObjectType, field_details_list: FieldDetailsList
     ) -> Complete | None:
+        fields = self.plan_fields(object_type, field_details_list)
+        return object_of(fields) if fields is not None else None
+
+    def plan_fields(
+        self, object_type: GraphQLObjectType, field_details_list: FieldDetailsList
+    ) -> tuple[PlannedField, ...] | None:
+        """The planned fields of an object (None: one of them is not plain)."""
         grouped, defer_usages, _ = self.collect_subfields(object_type, field_details_list)
         if defer_usages:
             return None
@@ -248,7 +262,7 @@ class PlannedExecutor(IncrementalExecutor):
             if planned is None:
                 return None
             fields.append(planned)
-        return object_of(tuple(fields))
+        return tuple(fields)
 
     def plan_field(
         self, parent: GraphQLObjectType, key: str, details: FieldDetailsList

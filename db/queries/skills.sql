@@ -37,13 +37,33 @@ SELECT s.id, s.name, v.version, v.content,
 -- Every readable skill's name, latest description and body, use count and last update, in name
 -- order, leaving out skills whose frontmatter disables model invocation (the catalog's and the
 -- skills panel's one filter); for an agent ($3), the skills it attached at their versions when
--- it attached any (agent_skill_offered, migration 0029).
+-- it attached any (agent_skill_offered, migration 0029). A person's catalog never calls that
+-- function: PostgreSQL does not inline it (it holds subqueries), and a call a row in the join's
+-- hash condition cost ~20 ms of PostgreSQL CPU over 2,000 skills (BENCHMARKS.md).
 SELECT s.name, v.description, v.content, s.use_count, s.updated_at
   FROM skills s
   JOIN records r ON r.workspace_id = s.workspace_id AND r.id = s.id
   JOIN skill_versions v
     ON v.workspace_id = s.workspace_id AND v.skill_id = s.id
-   AND v.version = agent_skill_offered($3::uuid, s.id, s.latest_version)
+   AND v.version = CASE WHEN $3::uuid IS NULL THEN s.latest_version
+                        ELSE agent_skill_offered($3::uuid, s.id, s.latest_version) END
+ WHERE record_readable(r, $1, $2)
+   AND COALESCE(v.extra_frontmatter->>'disable-model-invocation', 'false') <> 'true'
+ ORDER BY s.name;
+
+-- name: skill_catalog_entries
+-- The catalog as a model's prompt lists it: the skills of skill_catalog (the same readable
+-- skills, the same filter, an agent's attached versions, name order), each with whether it is
+-- dormant (never used and not updated since $4, DESIGN §3) and its description unless it is.
+-- The columns' order is CatalogEntryRow's (db/skills.py reads them by position).
+SELECT s.name, CASE WHEN d.dormant THEN NULL ELSE v.description END AS description, d.dormant
+  FROM skills s
+  JOIN records r ON r.workspace_id = s.workspace_id AND r.id = s.id
+  JOIN skill_versions v
+    ON v.workspace_id = s.workspace_id AND v.skill_id = s.id
+   AND v.version = CASE WHEN $3::uuid IS NULL THEN s.latest_version
+                        ELSE agent_skill_offered($3::uuid, s.id, s.latest_version) END
+  CROSS JOIN LATERAL (SELECT s.use_count <= 0 AND s.updated_at <= $4::timestamptz AS dormant) d
  WHERE record_readable(r, $1, $2)
    AND COALESCE(v.extra_frontmatter->>'disable-model-invocation', 'false') <> 'true'
  ORDER BY s.name;

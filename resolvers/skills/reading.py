@@ -9,12 +9,12 @@ import asyncpg
 
 from db import skill_polish, skills
 from db.skill_polish import PolishRow
-from db.skills import ActivationRow, FileRow, SkillRow, VersionRow
+from db.skills import ActivationRow, CatalogEntryRow, FileRow, SkillRow, VersionRow
 from resolvers.agents.agents import caller_agent
 from resolvers.common import clock
 from resolvers.common.errors import Problem, invalid, not_found
 from resolvers.common.principals import Principal
-from resolvers.skills.dormancy import is_dormant
+from resolvers.skills.dormancy import dormant_since
 from resolvers.skills.drive import is_script, readable_path
 from resolvers.skills.form import FormCheck, form_check
 from resolvers.skills.lessons import Lesson
@@ -34,13 +34,6 @@ class Activation:
     directory: str
     files: list[FileRow]
     sub_skills: list[str]
-
-
-@dataclass(frozen=True, slots=True)
-class CatalogEntry:
-    name: str
-    description: str | None
-    dormant: bool
 
 
 def skill_directory(name: str, target: str) -> str:
@@ -91,16 +84,16 @@ async def activation(
     return Activation(row.name, row.version, row.content, directory, shown, row.sub_skills)
 
 
-async def catalog(conn: asyncpg.Connection, principal: Principal) -> list[CatalogEntry]:
-    """What a model's prompt lists: names and descriptions, dormant skills without theirs."""
-    today = clock.now()
-    entries = []
-    for row in await skills.skill_catalog(
-        conn, principal.readable_objects, principal.person_id, caller_agent(principal)
-    ):
-        dormant = is_dormant(row.use_count, row.updated_at, today)
-        entries.append(CatalogEntry(row.name, None if dormant else row.description, dormant))
-    return entries
+async def catalog(conn: asyncpg.Connection, principal: Principal) -> list[CatalogEntryRow]:
+    """What a model's prompt lists: names and descriptions, dormant skills without theirs
+    (dormancy decided by the statement, against the one clock)."""
+    return await skills.skill_catalog_entries(
+        conn,
+        principal.readable_objects,
+        principal.person_id,
+        caller_agent(principal),
+        dormant_since(clock.now()),
+    )
 
 
 async def skill_file(

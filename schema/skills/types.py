@@ -12,13 +12,13 @@ from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from db.skill_polish import PolishRow
-from db.skills import FileRow, SkillRow, VersionRow
+from db.skills import CatalogEntryRow, FileRow, SkillRow, VersionRow
 from resolvers.common import clock, ids
 from resolvers.skills import reading
 from resolvers.skills.dormancy import is_dormant
 from resolvers.skills.form import FormCheck
 from resolvers.skills.panel import PROMOTED_MIN_USES, PanelEntry
-from resolvers.skills.reading import Activation, CatalogEntry, script_flag
+from resolvers.skills.reading import Activation, script_flag
 from schema.context import Context
 from schema.records.types import VISIBILITIES, PageInfo, Visibility
 
@@ -157,7 +157,7 @@ class SkillCatalogEntry:
     dormant: bool
 
     @classmethod
-    def from_row(cls, value: CatalogEntry) -> SkillCatalogEntry:
+    def from_row(cls, value: CatalogEntryRow) -> SkillCatalogEntry:
         return cls(name=value.name, description=value.description, dormant=value.dormant)
 
 

@@ -277,3 +277,56 @@ def test_a_plan_that_cannot_be_made_leaves_the_request_to_graphql_core(monkeypat
     plain, planned = run_both('{ items { label(prefix: "-") } }', {"items": [Item()]})
     assert plain == planned == b'{"data":{"items":[{"label":"-one"}]},"errors":[]}'
     assert READS == ["1", "1"]
+
+
+def _awaitable_item() -> Item:
+    item = Item()
+    item.__await__ = lambda: iter(())  # type: ignore[attr-defined]  # graphql-core awaits it
+    return item
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "{ items { id } }",
+        "{ items { id name } }",
+        "{ items { __typename id name } }",
+        "{ items { id name ok color } }",
+        ALL,  # more fields than the dict displays: dict(zip(...))
+        "{ items { owner { name friends { name } } } }",  # lists of objects in objects
+        "{ maybeItems { n: name size weight } }",
+    ],
+)
+def test_a_list_of_plain_objects_is_completed_field_by_field_as_graphql_core_does(query: str):
+    items = [
+        Item(id=str(i), name=f"n{i}", ok=i % 2 == 0, owner=Person("p", [Person("q")]))
+        for i in range(5)
+    ]
+    READS.clear()
+    plain, planned = run_both(query, {"items": items, "maybeItems": items})
+    assert plain == planned
+    assert b'"errors":[]' in plain
+    assert READS == ([str(i) for i in range(5)] * 2 if "label" in query else [])
+
+
+@pytest.mark.parametrize(
+    ("query", "items"),
+    [
+        ("{ items { id name } }", [Item(), Item(name=None)]),  # None at non-null: items null
+        ("{ maybeItems { id name } }", [Item(), None, Item(name=None)]),  # None items
+        ("{ items { id name } }", [Item(), None]),  # None where an item is non-null
+        ("{ items { id name size ok } }", [Item(id=7, name=True, size=True, ok=1)]),  # coerced
+        ("{ items { id size } }", [Item(), Item(size="many")]),  # a leaf that does not serialise
+        ("{ maybeItems { name } }", [Item(), ValueError("an exception as an item")]),
+        ("{ maybeItems { id label } }", [Item(), Item(name="boom")]),  # a reader raises
+        ("{ maybeItems { id name } }", [Item(), _awaitable_item()]),  # an awaitable item
+        ("{ items { id color } }", [Item(), Item(color="purple")]),  # not a member of the enum
+    ],
+)
+def test_a_list_of_objects_with_the_unexpected_gets_graphql_cores_errors(
+    query: str, items: list[Any]
+):
+    plain, planned = run_both(query, {"items": items, "maybeItems": items})
+    assert plain == planned
+    clean = "size ok" in query  # coerced leaves: no error
+    assert (b'"errors":[]' in plain) is clean, plain
