@@ -16,7 +16,8 @@ from bench.soak.traffic import Ledger
 from db.pool import api_dsn, begin_workspace, connect
 from resolvers.common import ids
 
-# The tables the workload writes (and the Dreamer's passes over its messages); a memory store
+# The tables the workload writes (and the workers' jobs: the Dreamer's passes over its messages,
+# the periodic consolidation); a memory store
 # is a record, made once by the run and touched by its memories' writes.
 WRITTEN = {
     "memory_stores",
@@ -33,6 +34,9 @@ WRITTEN = {
     "memory_versions",
     "records",
     "record_changes",
+    # The workers' periodic consolidation (every 15 minutes, gateway/worker/periodic.py)
+    # records its run of each workspace.
+    "memory_cleanups",
 }
 
 WORKSPACE_TABLES = """
