@@ -17,8 +17,8 @@ from db.pool import api_dsn, begin_workspace, connect
 from resolvers.common import ids
 
 # The tables the workload writes (and the workers' jobs: the Dreamer's passes over its messages,
-# the periodic consolidation); a memory store
-# is a record, made once by the run and touched by its memories' writes.
+# the periodic consolidation); a memory store is a record, made once by the run and touched by
+# its memories' writes.
 WRITTEN = {
     "memory_stores",
     "store_memories",
