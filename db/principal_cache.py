@@ -94,6 +94,12 @@ class PrincipalCache:
             return None
         return self.listener.connections
 
+    def holds(self, token_hash: str) -> bool:
+        """Whether ``token_hash`` was resolved to a live principal moments ago and may still be
+        served (``lookup`` without counting it or keeping it longer)."""
+        entry = self.entries.get(token_hash)
+        return entry is not None and self.epoch() == entry.epoch and self.clock() < entry.expires
+
     def lookup(self, token_hash: str) -> Cached | None:
         """The live entry for ``token_hash``, if it may be served now."""
         entry = self.entries.get(token_hash)

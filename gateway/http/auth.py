@@ -31,6 +31,7 @@ from gateway.http.body import (
     read_deadline,
     replay,
 )
+from gateway.http.early import refused_for_its_text
 from gateway.http.graphql import OPERATION_PARAMS
 from gateway.http.nul import json_body_nul_problems, refuse_nul
 from gateway.http.openapi import OPENAPI_PATH
@@ -41,7 +42,7 @@ from gateway.mcp.http import MCP_PATH, TOKEN_KEY
 from gateway.observe import logs
 from gateway.settings import BODY_READ_TIMEOUT_SECONDS
 from resolvers.common.errors import Code, Problem
-from resolvers.common.principals import principal_for_token, well_formed
+from resolvers.common.principals import principal_for_token, token_hash, well_formed
 from schema.errors import DB_DOWN, error_body
 
 log = logging.getLogger("skillmem.auth")
@@ -152,7 +153,21 @@ class PrincipalMiddleware:
         if scope["path"] == MCP_PATH:
             await self.run_mcp(scope, replay(body, receive), send, token)
             return
+        if self.known(scope, token) and refused_for_its_text(
+            getattr(scope["app"].state, "documents", None), scope, body
+        ):
+            # A token resolved moments ago, a request refused for its text
+            # (gateway/http/early.py): answered without taking a connection for it.
+            await self.app(scope, replay(body, receive), send)
+            return
         await self.run(scope, replay(body, receive), send, token, body)
+
+    @staticmethod
+    def known(scope: Scope, token: str) -> bool:
+        """Whether the principal cache holds ``token`` live: authentication still comes first
+        (an unknown token is looked up, and refused, before its request is looked at)."""
+        cache: PrincipalCache | None = getattr(scope["app"].state, "principals", None)
+        return cache is not None and cache.holds(token_hash(token))
 
     async def body(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
         """The body, read before any connection is taken; None once refused (answered)."""

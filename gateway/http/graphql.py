@@ -63,6 +63,8 @@ log = logging.getLogger("skillmem.graphql")
 
 MAX_SOURCE_LENGTH = 100_000
 MAX_CACHED_LENGTH = 20_000
+# Where the edge leaves a document it prepared before the request's transaction: (text, result).
+PREPARED_KEY = "skillmem.prepared"
 # At most this many variable errors are listed.
 MAX_VARIABLE_ERRORS = 50
 # The parser's own limit errors; a plain syntax error may quote the client's text, so only
@@ -205,7 +207,7 @@ class GraphQLEndpoint:
         """The document to run, or Refusal: not parsed or valid, no such operation, a mutation
         over GET, a subscription (served over WebSocket), variables that do not coerce, or text
         holding NUL."""
-        prepared, operation = self.prepared(params)
+        prepared, operation = self.prepared(params, request.scope.get(PREPARED_KEY))
         request.scope["operation_label"] = operation_label(
             operation.name.value if operation.name else None
         )
@@ -220,9 +222,15 @@ class GraphQLEndpoint:
         self.check_values(prepared, operation, params)
         return prepared
 
-    def prepared(self, params: Params) -> tuple[Prepared, OperationDefinitionNode]:
-        """The parsed and validated document and the operation asked for, or Refusal."""
-        prepared = self.cache.get(params.query)
+    def prepared(
+        self, params: Params, early: tuple[str, Prepared] | None = None
+    ) -> tuple[Prepared, OperationDefinitionNode]:
+        """The parsed and validated document and the operation asked for, or Refusal;
+        ``early`` is the text and result the edge prepared already (gateway/http/early.py)."""
+        if early is not None and early[0] == params.query:
+            prepared = early[1]
+        else:
+            prepared = self.cache.get(params.query)
         if prepared.document is None:
             raise Refusal(400, {"errors": list(prepared.errors)})
         operation = get_operation_ast(prepared.document, params.operation_name)
