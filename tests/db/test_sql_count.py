@@ -17,22 +17,24 @@ query($first: Int) {
 """
 
 
+# Ten companies and 120 contacts, each with its company.
+COMPANIES_AND_CONTACTS = [
+    {"object": "companies", "external_id": f"co{i}", "label": f"Co {i}"} for i in range(10)
+] + [
+    {
+        "object": "contacts",
+        "external_id": f"p{i}",
+        "label": f"Person {i}",
+        "relations": {"company": {"external_id": f"co{i % 10}"}},
+    }
+    for i in range(120)
+]
+
+
 @pytest.mark.parametrize("first", [1, 20, 100])
 async def test_records_with_parent_cost_two_statements(counted, pool, ws, first):
     client, statements = counted
-    lines = [
-        {"object": "companies", "external_id": f"co{i}", "label": f"Co {i}"} for i in range(10)
-    ]
-    lines += [
-        {
-            "object": "contacts",
-            "external_id": f"p{i}",
-            "label": f"Person {i}",
-            "relations": {"company": {"external_id": f"co{i % 10}"}},
-        }
-        for i in range(120)
-    ]
-    await load_records(pool, ws.tokens["admin"], lines)
+    await load_records(pool, ws.tokens["admin"], COMPANIES_AND_CONTACTS)
     # asyncpg introspects a type the first time a connection meets it: warm the connection.
     await gql(client, ws.tokens["member"], RECORDS_WITH_PARENT, {"first": first})
     statements.clear()
@@ -50,19 +52,7 @@ async def test_records_with_parent_cost_two_statements(counted, pool, ws, first)
 
 @pytest.mark.parametrize("first", [1, 20, 100])
 async def test_records_on_a_cached_principal_cost_one_statement(cached, pool, ws, first):
-    lines = [
-        {"object": "companies", "external_id": f"co{i}", "label": f"Co {i}"} for i in range(10)
-    ]
-    lines += [
-        {
-            "object": "contacts",
-            "external_id": f"p{i}",
-            "label": f"Person {i}",
-            "relations": {"company": {"external_id": f"co{i % 10}"}},
-        }
-        for i in range(120)
-    ]
-    await load_records(pool, ws.tokens["admin"], lines)
+    await load_records(pool, ws.tokens["admin"], COMPANIES_AND_CONTACTS)
     # The first request resolves the token (and warms the connection); the second hits.
     await gql(cached.client, ws.tokens["member"], RECORDS_WITH_PARENT, {"first": first})
     cached.statements.clear()
