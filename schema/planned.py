@@ -23,8 +23,9 @@ and a ``FieldDetailsList``, ``FieldDetails.node``/``.fragment_variable_values``,
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 from graphql import (
     FragmentDefinitionNode,
@@ -60,6 +61,30 @@ from schema.plan import (
 
 # A document's plans: by return type and the ids of the selection's field nodes.
 Plans = dict[tuple[GraphQLOutputType, tuple[int, ...]], Complete | None]
+
+
+Made = TypeVar("Made")
+
+
+def once(
+    made: dict[tuple[int, int], tuple[FieldDetailsList, Made | None]],
+    of: object,
+    field_details_list: FieldDetailsList,
+    make: Callable[[], Made | None],
+) -> Made | None:
+    """``make()`` for this type and selection, once a request (the selection is kept with it
+    so that its id stays its own); a plan never fails a request: on an exception, None, and
+    graphql-core runs it all."""
+    key = (id(of), id(field_details_list))
+    found = made.get(key)
+    if found is None:
+        try:
+            value = make()
+        except Exception:
+            value = None
+        found = (field_details_list, value)
+        made[key] = found
+    return found[1]
 
 
 class _Variables(Visitor):
@@ -156,16 +181,12 @@ class PlannedExecutor(IncrementalExecutor):
         self, object_type: GraphQLObjectType, field_details_list: FieldDetailsList
     ) -> Mixed | None:
         """The object's plain fields and the others, made once a request (None: none plain)."""
-        key = (id(object_type), id(field_details_list))
-        found = self.mixed.get(key)
-        if found is None:
-            try:
-                mixed = self.plan_mixed(object_type, field_details_list)
-            except Exception:  # a plan never fails a request: graphql-core runs it all
-                mixed = None
-            found = (field_details_list, mixed)
-            self.mixed[key] = found
-        return found[1]
+        return once(
+            self.mixed,
+            object_type,
+            field_details_list,
+            lambda: self.plan_mixed(object_type, field_details_list),
+        )
 
     def plan_mixed(
         self, object_type: GraphQLObjectType, field_details_list: FieldDetailsList
@@ -191,16 +212,12 @@ class PlannedExecutor(IncrementalExecutor):
         self, return_type: GraphQLOutputType, field_details_list: FieldDetailsList
     ) -> Complete | None:
         """The plan of a value at this position of the operation, made once a request."""
-        key = (id(return_type), id(field_details_list))
-        found = self.planned.get(key)
-        if found is None:
-            try:
-                complete = self.plan(return_type, field_details_list)
-            except Exception:  # a plan never fails a request: graphql-core runs it all
-                complete = None
-            found = (field_details_list, complete)
-            self.planned[key] = found
-        return found[1]
+        return once(
+            self.planned,
+            return_type,
+            field_details_list,
+            lambda: self.plan(return_type, field_details_list),
+        )
 
     def plan(
         self, return_type: GraphQLOutputType, field_details_list: FieldDetailsList
