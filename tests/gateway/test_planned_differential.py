@@ -37,7 +37,7 @@ from tests.fuzzing import bounded
 from tests.gateway.readme_examples import README, examples, fill
 from tests.gateway.selections import queries
 from tests.gateway.server import serving_app
-from tests.gateway.test_readme import ACME_PAGE, CURRENT, _fixed_values
+from tests.gateway.test_readme import ACME_PAGE, CURRENT, _fixed_values, placeholder_values
 
 REQUEST_ID = "differential-1"
 
@@ -123,18 +123,7 @@ class Servers:
         acme = now["acme"]["nodes"][0]["id"]
         page = self.post(self.plain, {"query": ACME_PAGE, "variables": {"id": acme}})
         memory = page.json()["data"]["memoryPageByRecord"]
-        return {
-            **self.fixed,
-            "ALICE_ID": now["me"]["person"]["id"],
-            "ACME_ID": acme,
-            "DEAL_ID": now["deal"]["nodes"][0]["id"],
-            "ACME_PAGE_ID": memory["id"],
-            "ACME_PAGE_SHA256": memory["contentSha256"],
-            "SOUVENIR_KEY": memory["souvenirs"][-1]["key"],
-            "PROFILE_PAGE_ID": now["myMemories"]["id"],
-            "PROFILE_PAGE_SHA256": now["myMemories"]["contentSha256"],
-            "MONTH": "2026-01",
-        }
+        return placeholder_values(self.fixed, now, memory, "2026-01")
 
 
 @pytest.fixture(scope="module")

@@ -59,6 +59,24 @@ ACME_PAGE = """query($id: ID!) { memoryPageByRecord(recordId: $id) {
   id contentSha256 souvenirs { key } } }"""
 
 
+def placeholder_values(
+    fixed: dict[str, str], now: dict[str, Any], page: dict[str, Any], month: str
+) -> dict[str, str]:
+    """Every README placeholder's value from the demo's CURRENT answer and Acme's page."""
+    return {
+        **fixed,
+        "ALICE_ID": now["me"]["person"]["id"],
+        "ACME_ID": now["acme"]["nodes"][0]["id"],
+        "DEAL_ID": now["deal"]["nodes"][0]["id"],
+        "ACME_PAGE_ID": page["id"],
+        "ACME_PAGE_SHA256": page["contentSha256"],
+        "SOUVENIR_KEY": page["souvenirs"][-1]["key"],
+        "PROFILE_PAGE_ID": now["myMemories"]["id"],
+        "PROFILE_PAGE_SHA256": now["myMemories"]["contentSha256"],
+        "MONTH": month,
+    }
+
+
 @dataclass
 class Demo:
     dsn: str
@@ -73,18 +91,7 @@ class Demo:
         page = (await graphql(client, self.url, self.fixed["TOKEN"], ACME_PAGE, {"id": acme}))[
             "memoryPageByRecord"
         ]
-        return {
-            **self.fixed,
-            "ALICE_ID": now["me"]["person"]["id"],
-            "ACME_ID": acme,
-            "DEAL_ID": now["deal"]["nodes"][0]["id"],
-            "ACME_PAGE_ID": page["id"],
-            "ACME_PAGE_SHA256": page["contentSha256"],
-            "SOUVENIR_KEY": page["souvenirs"][-1]["key"],
-            "PROFILE_PAGE_ID": now["myMemories"]["id"],
-            "PROFILE_PAGE_SHA256": now["myMemories"]["contentSha256"],
-            "MONTH": datetime.now(UTC).strftime("%Y-%m"),
-        }
+        return placeholder_values(self.fixed, now, page, datetime.now(UTC).strftime("%Y-%m"))
 
 
 async def graphql(
