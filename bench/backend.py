@@ -7,24 +7,34 @@ machine, the embedded server) over that time, divided by the requests, is the Po
 request costs, and the statements the connection logged, divided the same way, are the
 statements a request sends. Other processes (this one, other sessions) do not count, so the
 figure holds on a busy machine better than a load run's (which sums every PostgreSQL process).
+
+A request can be measured as served: the app keeps its principal cache, as it does under
+uvicorn, so after the first request every one is the cache's hit and sends no `begin_request`;
+and with the token looked up each time, in alternating rounds on the same backend, so that the
+two figures come from the same minutes of a shared machine.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import os
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from db.pool import create_pool
-from gateway.app import create_app
+from gateway.app import create_app, listening
 from gateway.settings import Settings
 
 TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
 WARMUP_REQUESTS = 20
+# Alternating rounds of each way a body is measured, when it is measured served and cold.
+SERVED_ROUNDS = 6
 # /proc/<pid>/stat: utime and stime, in clock ticks, are the 14th and 15th fields.
 UTIME_FIELD, STIME_FIELD = 13, 14
 
@@ -42,6 +52,19 @@ def cpu_seconds(pid: int) -> float | None:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
+@contextlib.asynccontextmanager
+async def principal_cache(app: Any, dsn: str, settings: Settings) -> AsyncIterator[None]:
+    """The app's principal cache and its listener for the block, as when it is served
+    (gateway/app.py's lifespan, which an in-process app does not run)."""
+    async with listening(dsn, settings) as (events, principals):
+        assert principals is not None, "the principal cache is off in the settings"
+        app.state.events, app.state.principals = events, principals
+        try:
+            yield
+        finally:
+            app.state.events = app.state.principals = None
+
+
 async def per_request(
     dsn: str,
     token: str,
@@ -49,49 +72,110 @@ async def per_request(
     seconds: float,
     check: Callable[[str, dict[str, Any]], None],
     local: bool,
+    served: bool = False,
 ) -> dict[str, Any]:
     """For each named GraphQL body: requests sent, statements per request (data and
     transaction control) and, when the server runs on this machine (``local``), its backend's
-    CPU milliseconds per request. ``check`` sees each answer first."""
+    CPU milliseconds per request. ``check`` sees each answer first. With ``served``, each body
+    is measured twice in alternating rounds over the same connection, "<name> (served)" (the
+    principal cache on: every request its hit, the settings and freshness check sent with
+    BEGIN, counted with the transaction control) and "<name> (token looked up)"
+    (`begin_request` each time); without, the token is looked up each time."""
     logged: list[str] = []
     pool = await create_pool(dsn, min_size=1, max_size=1)
-    found: dict[str, Any] = {}
     try:
         async with pool.acquire() as conn:
             pid = int(await conn.fetchval("SELECT pg_backend_pid()"))
             conn.add_query_logger(lambda record: logged.append(record.query))
-        app = create_app(Settings(database_url=dsn, introspection=False), pool=pool)
+        settings = Settings(database_url=dsn, introspection=False)
+        cold = create_app(settings, pool=pool)
         headers = {"authorization": f"Bearer {token}", "content-type": "application/json"}
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://bench") as http:
+        async with contextlib.AsyncExitStack() as stack:
+            apps = {"": cold}
+            if served:
+                hit = create_app(settings, pool=pool)
+                await stack.enter_async_context(principal_cache(hit, dsn, settings))
+                apps = {" (served)": hit, " (token looked up)": cold}
+            clients = {
+                label: await stack.enter_async_context(
+                    httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://b")
+                )
+                for label, app in apps.items()
+            }
+            meter = Meter(pid if local else None, logged)
+            rounds = SERVED_ROUNDS if served else 1
+            found: dict[str, Any] = {}
             for name, body in bodies.items():
-                for _ in range(WARMUP_REQUESTS):
-                    response = await http.post("/graphql", content=body, headers=headers)
-                    check(name, response.json())
-                await asyncio.sleep(0.05)  # loggers are called soon after, not inline
-                logged.clear()
-                requests, started = 0, time.perf_counter()
-                cpu_before = cpu_seconds(pid) if local else None
-                while time.perf_counter() - started < seconds:
-                    await http.post("/graphql", content=body, headers=headers)
-                    requests += 1
-                cpu_after = cpu_seconds(pid) if local else None
-                elapsed = time.perf_counter() - started
-                await asyncio.sleep(0.05)
-                control = sum(q.strip().upper().startswith(TRANSACTION_CONTROL) for q in logged)
-                cpu_ms = None
-                if cpu_before is not None and cpu_after is not None:
-                    cpu_ms = round(1000 * (cpu_after - cpu_before) / requests, 3)
-                found[name] = {
-                    "requests": requests,
-                    "wall_ms_per_request": round(1000 * elapsed / requests, 3),
-                    "postgres_cpu_ms_per_request": cpu_ms,
-                    "data_statements_per_request": round((len(logged) - control) / requests, 2),
-                    "transaction_control_per_request": round(control / requests, 2),
-                }
+                for http in clients.values():
+                    for _ in range(WARMUP_REQUESTS):
+                        response = await http.post("/graphql", content=body, headers=headers)
+                        check(name, response.json())
+                totals = {label: Totals() for label in clients}
+                for index in range(rounds):
+                    order = list(clients) if index % 2 == 0 else list(clients)[::-1]
+                    for label in order:
+                        post = functools.partial(
+                            clients[label].post, "/graphql", content=body, headers=headers
+                        )
+                        await meter.measure(post, seconds / rounds, totals[label])
+                found.update({name + label: t.summary() for label, t in totals.items()})
     finally:
         await pool.close()
     return found
+
+
+@dataclass
+class Totals:
+    """One request's figures summed over its rounds."""
+
+    requests: int = 0
+    seconds: float = 0.0
+    cpu: float | None = 0.0
+    statements: int = 0
+    control: int = 0
+
+    def summary(self) -> dict[str, Any]:
+        n = self.requests
+        return {
+            "requests": n,
+            "wall_ms_per_request": round(1000 * self.seconds / n, 3),
+            "postgres_cpu_ms_per_request": None
+            if self.cpu is None
+            else round(1000 * self.cpu / n, 3),
+            "data_statements_per_request": round((self.statements - self.control) / n, 2),
+            "transaction_control_per_request": round(self.control / n, 2),
+        }
+
+
+@dataclass
+class Meter:
+    """Requests sent for a while, and what the one backend did meanwhile."""
+
+    pid: int | None
+    logged: list[str]
+
+    async def measure(
+        self, post: Callable[[], Awaitable[Any]], seconds: float, totals: Totals
+    ) -> None:
+        await asyncio.sleep(0.05)  # loggers are called soon after, not inline
+        self.logged.clear()
+        requests, started = 0, time.perf_counter()
+        cpu_before = cpu_seconds(self.pid) if self.pid is not None else None
+        while time.perf_counter() - started < seconds:
+            await post()
+            requests += 1
+        cpu_after = cpu_seconds(self.pid) if self.pid is not None else None
+        elapsed = time.perf_counter() - started
+        await asyncio.sleep(0.05)
+        control = sum(q.strip().upper().startswith(TRANSACTION_CONTROL) for q in self.logged)
+        totals.requests += requests
+        totals.seconds += elapsed
+        totals.statements += len(self.logged)
+        totals.control += control
+        if cpu_before is None or cpu_after is None or totals.cpu is None:
+            totals.cpu = None
+        else:
+            totals.cpu += cpu_after - cpu_before
 
 
 def markdown(found: dict[str, Any]) -> str:

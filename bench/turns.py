@@ -252,7 +252,9 @@ async def backend_cost(
     dsn: str, requests: Requests, args: argparse.Namespace, postmaster_pid: int | None
 ) -> dict[str, Any]:
     """PostgreSQL CPU and statements per turn and per search, on one backend
-    (bench/backend.py)."""
+    (bench/backend.py): as served (the principal cache on, each request its hit: "(served)")
+    and with the token looked up each time ("(token looked up)", `begin_request` counted), in
+    alternating rounds, ``--backend-seconds`` each."""
 
     def check(name: str, body: dict[str, Any]) -> None:
         assert "errors" not in body, (name, str(body)[:300])
@@ -262,7 +264,7 @@ async def backend_cost(
     bodies = {endpoint: requests.body("graphql", endpoint)[1] for endpoint in ENDPOINTS}
     local = postmaster_pid is not None
     return await backend.per_request(
-        api_dsn(dsn), requests.token, bodies, args.backend_seconds, check, local
+        api_dsn(dsn), requests.token, bodies, 2 * args.backend_seconds, check, local, served=True
     )
 
 
