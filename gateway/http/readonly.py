@@ -22,9 +22,23 @@ from starlette.types import Scope
 from gateway.http.graphql import DocumentCache
 
 # Root fields that read and never write, in their whole subtree (records and their relations,
-# change logs and owners through the request's loaders; the caller's objects and workspace).
+# change logs and owners through the request's loaders; the caller's objects and workspace; a
+# memory page as the caller sees it: by id, by its record, a profile, the caller's own, each
+# one `page_shown` and plain fields).
 READ_ONLY_FIELDS = frozenset(
-    {"records", "record", "objects", "workspace", "__typename", "__schema", "__type"}
+    {
+        "records",
+        "record",
+        "objects",
+        "workspace",
+        "memoryPage",
+        "memoryPageByRecord",
+        "memoryProfile",
+        "myMemories",
+        "__typename",
+        "__schema",
+        "__type",
+    }
 )
 
 

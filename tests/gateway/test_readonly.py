@@ -9,8 +9,9 @@ import pytest
 from gateway.http.graphql import DocumentCache
 from gateway.http.readonly import reads_only
 from gateway.settings import Settings
+from resolvers.common import ids
 from schema.schema import schema
-from tests.factories import gql, split
+from tests.factories import gql, load_records, make_page, split
 
 RECORDS = 'query Page { records(object: "companies", first: 5) { nodes { id label } } }'
 TWO = RECORDS + " mutation Out { revokeCurrentToken }"
@@ -60,6 +61,36 @@ async def test_the_records_page_begins_read_only(cached, ws):
     cached.statements.clear()
     response = await gql(cached.client, ws.tokens["member"], RECORDS)
     assert "errors" not in response.json()
+    control, _ = split(cached.statements)
+    assert control[0].startswith("BEGIN READ ONLY;"), control
+
+
+MEMORY = """query($id: ID!, $record: ID!) {
+  memoryPage(id: $id) { content souvenirs { key line } }
+  memoryPageByRecord(recordId: $record) { id }
+  memoryProfile(kind: WORKSPACE) { id }
+  myMemories { id }
+}"""
+
+
+async def test_a_memory_page_is_read_read_only(cached, pool, ws):
+    [acme, deal] = await load_records(
+        pool,
+        ws.tokens["admin"],
+        [
+            {"object": "companies", "label": "Acme"},
+            {"object": "deals", "label": "Secret", "visibility": "private"},
+        ],
+    )
+    content = f"- Met Acme → record:{deal} — Claire, 2026-10-02 [relation]"
+    page = await make_page(pool, ws, "record", ids.decode(acme, "Record", ws.id), content)
+    token, variables = ws.tokens["member"], {"id": page, "record": acme}
+    await gql(cached.client, token, MEMORY, variables)
+    cached.statements.clear()
+    body = (await gql(cached.client, token, MEMORY, variables)).json()
+    assert "errors" not in body, body
+    assert len(body["data"]["memoryPage"]["souvenirs"]) == 1
+    assert body["data"]["memoryPageByRecord"] == {"id": page}
     control, _ = split(cached.statements)
     assert control[0].startswith("BEGIN READ ONLY;"), control
 
