@@ -9,8 +9,8 @@ SELECT p.id, p.about_kind, p.member_id, p.agent_id, p.routine_id, p.subject_id, 
        COALESCE(record_readable(s, $2, $3), false) AS subject_readable,
        COALESCE(object_carries_pages(s.object_id), true) AS carries_pages,
        COALESCE(ag.owner_member_id, ro.owner_member_id) AS actor_owner_id,
-       memory_lines_shown(
-           (SELECT COALESCE(jsonb_agg(to_jsonb(l) ORDER BY l.position), '[]')
+       memory_lines_shown_rows(
+           (SELECT COALESCE(array_agg(l ORDER BY l.position), '{}')
               FROM memory_lines l
              WHERE l.workspace_id = p.workspace_id AND l.page_id = p.id),
            $2, $3, $4) AS lines
