@@ -363,18 +363,35 @@ async def load_all(
     return rows
 
 
+def cpu_ms(side: dict[str, Any]) -> tuple[float, float | None]:
+    """A side's server CPU and PostgreSQL CPU per request (ms; None when not measured)."""
+    return side["server_cpu_ms_per_request"], side.get("postgres_cpu_ms_per_request")
+
+
+def cpu_ratio(row: dict[str, Any]) -> str:
+    """The baseline's CPU per request (server and PostgreSQL) over GraphQL's: the same-run
+    ratio a shared machine's load moves least."""
+    (gs, gp), (bs, bp) = cpu_ms(row["graphql"]), cpu_ms(row["baseline"])
+    if gp is None or bp is None:
+        return f"{bs / gs:.2f}x (server only)"
+    return f"{(bs + bp) / (gs + gp):.2f}x"
+
+
 def markdown(report: dict[str, Any]) -> str:
     lines = [
         "| endpoint | concurrency | GraphQL req/s | p50 ms | p99 ms | baseline req/s | p50 ms "
-        "| p99 ms | GraphQL/baseline | errors |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| p99 ms | GraphQL/baseline | CPU ms/req GraphQL (server + PostgreSQL) | baseline "
+        "| CPU baseline/GraphQL | errors |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in report["load"]:
         g, b = row["graphql"], row["baseline"]
+        (gs, gp), (bs, bp) = cpu_ms(g), cpu_ms(b)
         lines.append(
             f"| {row['endpoint']} | {row['concurrency']} | {g['rps']:,.0f} | {g['p50_ms']:.2f} "
             f"| {g['p99_ms']:.2f} | {b['rps']:,.0f} | {b['p50_ms']:.2f} | {b['p99_ms']:.2f} "
-            f"| {row['ratio']:.2f}x | {g['errors']} / {b['errors']} |"
+            f"| {row['ratio']:.2f}x | {gs} + {gp} | {bs} + {bp} | {cpu_ratio(row)} "
+            f"| {g['errors']} / {b['errors']} |"
         )
     lines += ["", "| request | data statements | BEGIN/COMMIT etc. | statements in order |"]
     lines += ["|---|---:|---:|---|"]
