@@ -22,9 +22,20 @@ from starlette.types import Scope
 from gateway.http.graphql import DocumentCache
 
 # Root fields that read and never write, in their whole subtree (records and their relations,
-# change logs and owners through the request's loaders; the caller's objects and workspace).
+# change logs and owners through the request's loaders; the caller's objects and workspace; a
+# skill's activation and the skills' catalog: one statement each, recording no use).
 READ_ONLY_FIELDS = frozenset(
-    {"records", "record", "objects", "workspace", "__typename", "__schema", "__type"}
+    {
+        "records",
+        "record",
+        "objects",
+        "workspace",
+        "skillActivation",
+        "skillCatalog",
+        "__typename",
+        "__schema",
+        "__type",
+    }
 )
 
 

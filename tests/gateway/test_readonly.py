@@ -15,6 +15,7 @@ from tests.factories import gql, split
 RECORDS = 'query Page { records(object: "companies", first: 5) { nodes { id label } } }'
 TWO = RECORDS + " mutation Out { revokeCurrentToken }"
 TURN = 'query { workspace { name } turnContext(input: {message: "hi"}) { text } }'
+SKILLS = 'query { skillCatalog { name } skillActivation(name: "none") { name files { path } } }'
 
 
 def scope(method: str = "POST", path: str = "/graphql", query_string: bytes = b"") -> dict:  # type: ignore[type-arg]
@@ -60,6 +61,15 @@ async def test_the_records_page_begins_read_only(cached, ws):
     cached.statements.clear()
     response = await gql(cached.client, ws.tokens["member"], RECORDS)
     assert "errors" not in response.json()
+    control, _ = split(cached.statements)
+    assert control[0].startswith("BEGIN READ ONLY;"), control
+
+
+async def test_the_skills_catalog_and_activation_begin_read_only(cached, ws):
+    await gql(cached.client, ws.tokens["member"], SKILLS)
+    cached.statements.clear()
+    response = await gql(cached.client, ws.tokens["member"], SKILLS)
+    assert response.json()["data"] == {"skillCatalog": [], "skillActivation": None}
     control, _ = split(cached.statements)
     assert control[0].startswith("BEGIN READ ONLY;"), control
 
