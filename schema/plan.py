@@ -15,8 +15,8 @@ Readers are plain (attribute reads, methods on ``self`` without I/O), so reading
 safe; a coroutine met on the way is closed before giving up, never left unawaited.
 
 A list of plain objects is completed a field at a time over the whole list (``list_of_objects``:
-one reader call a value, a column's types checked at once, the dicts made by one comprehension); a list
-holding anything else is completed item by item, as a lone object is.
+one reader call a value, a column's types checked at once, the dicts made by one
+comprehension); a list holding anything else is completed item by item, as a lone object is.
 
 An object with fields that are not plain (I/O, ``info``) is ``Mixed``: its plain fields are
 read by their completers and graphql-core executes the others, as it would have.
