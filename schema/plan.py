@@ -15,8 +15,8 @@ Readers are plain (attribute reads, methods on ``self`` without I/O), so reading
 safe; a coroutine met on the way is closed before giving up, never left unawaited.
 
 A list of plain objects is completed a field at a time over the whole list (``list_of_objects``:
-one reader call a value, a column's types checked at once, one dict display an object); a list
-holding anything else is completed item by item, as a lone object is.
+one reader call a value, a column's types checked at once, the dicts made by one
+comprehension); a list holding anything else is completed item by item, as a lone object is.
 
 An object with fields that are not plain (I/O, ``info``) is ``Mixed``: its plain fields are
 read by their completers and graphql-core executes the others, as it would have.
@@ -154,22 +154,29 @@ def _column(read: Read, done: Complete) -> Callable[[Sequence[Any]], list[Any]]:
     return complete
 
 
-def _dict_of(keys: tuple[str, ...]) -> Callable[..., dict[str, Any]]:
-    """A function of one object's completed fields, in order, giving its dict: a dict display
-    for up to four fields (a third of the cost of ``dict(zip(keys, values))``)."""
+def _dicts_of(keys: tuple[str, ...]) -> Callable[..., list[dict[str, Any]]]:
+    """A function of a list's completed columns, in order, giving each object's dict: a
+    comprehension with a dict display for up to four fields (no call an object; a display is a
+    third of the cost of ``dict(zip(keys, values))``)."""
     if len(keys) == 1:
         (k1,) = keys
-        return lambda v1: {k1: v1}
+        return lambda c1: [{k1: v1} for v1 in c1]
     if len(keys) == 2:
         k1, k2 = keys
-        return lambda v1, v2: {k1: v1, k2: v2}
+        return lambda c1, c2: [{k1: v1, k2: v2} for v1, v2 in zip(c1, c2, strict=True)]
     if len(keys) == 3:
         k1, k2, k3 = keys
-        return lambda v1, v2, v3: {k1: v1, k2: v2, k3: v3}
+        return lambda c1, c2, c3: [
+            {k1: v1, k2: v2, k3: v3} for v1, v2, v3 in zip(c1, c2, c3, strict=True)
+        ]
     if len(keys) == 4:
         k1, k2, k3, k4 = keys
-        return lambda v1, v2, v3, v4: {k1: v1, k2: v2, k3: v3, k4: v4}
-    return lambda *values: dict(zip(keys, values, strict=True))
+        return lambda c1, c2, c3, c4: [
+            {k1: v1, k2: v2, k3: v3, k4: v4} for v1, v2, v3, v4 in zip(c1, c2, c3, c4, strict=True)
+        ]
+    return lambda *columns: [
+        dict(zip(keys, values, strict=True)) for values in zip(*columns, strict=True)
+    ]
 
 
 def list_of_objects(fields: tuple[PlannedField, ...], required: bool) -> Complete:
@@ -179,7 +186,7 @@ def list_of_objects(fields: tuple[PlannedField, ...], required: bool) -> Complet
     but plain objects (None, an error, an awaitable) is completed item by item."""
     one = object_of(fields)
     each = non_null(one) if required else one
-    make = _dict_of(tuple(key for key, _read, _done in fields))
+    make = _dicts_of(tuple(key for key, _read, _done in fields))
     columns = tuple(_column(read, done) for _key, read, done in fields)
 
     def complete(value: Any) -> Any:
@@ -192,7 +199,7 @@ def list_of_objects(fields: tuple[PlannedField, ...], required: bool) -> Complet
             map(hasattr, value, repeat("__await__"))
         ):
             return [each(item) for item in value]
-        return list(map(make, *[column(value) for column in columns]))
+        return make(*[column(value) for column in columns])
 
     return complete
 

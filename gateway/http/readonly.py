@@ -24,7 +24,8 @@ from gateway.http.graphql import DocumentCache
 # Root fields that read and never write, in their whole subtree (records and their relations,
 # change logs and owners through the request's loaders; the caller's objects and workspace; a
 # memory page as the caller sees it: by id, by its record, a profile, the caller's own, each
-# one `page_shown` and plain fields).
+# one `page_shown` and plain fields; a skill's activation and the skills' catalog: one statement
+# each, recording no use).
 READ_ONLY_FIELDS = frozenset(
     {
         "records",
@@ -35,6 +36,8 @@ READ_ONLY_FIELDS = frozenset(
         "memoryPageByRecord",
         "memoryProfile",
         "myMemories",
+        "skillActivation",
+        "skillCatalog",
         "__typename",
         "__schema",
         "__type",

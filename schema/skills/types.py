@@ -12,7 +12,7 @@ from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from db.skill_polish import PolishRow
-from db.skills import CatalogEntryRow, FileRow, SkillRow, VersionRow
+from db.skills import FileRow, SkillRow, VersionRow
 from resolvers.common import clock, ids
 from resolvers.skills import reading
 from resolvers.skills.dormancy import is_dormant
@@ -150,15 +150,13 @@ class SkillActivation:
         )
 
 
+# The catalog's resolver gives its rows (db.skills.CatalogEntryRow) in place of these objects:
+# they have the same attributes, which the fields read (schema/direct.py).
 @strawberry.type
 class SkillCatalogEntry:
     name: str
     description: str | None = strawberry.field(description="Null for a dormant skill.")
     dormant: bool
-
-    @classmethod
-    def from_row(cls, value: CatalogEntryRow) -> SkillCatalogEntry:
-        return cls(name=value.name, description=value.description, dormant=value.dormant)
 
 
 @strawberry.type

@@ -16,6 +16,7 @@ from tests.factories import gql, load_records, make_page, split
 RECORDS = 'query Page { records(object: "companies", first: 5) { nodes { id label } } }'
 TWO = RECORDS + " mutation Out { revokeCurrentToken }"
 TURN = 'query { workspace { name } turnContext(input: {message: "hi"}) { text } }'
+SKILLS = 'query { skillCatalog { name } skillActivation(name: "none") { name files { path } } }'
 
 
 def scope(method: str = "POST", path: str = "/graphql", query_string: bytes = b"") -> dict:  # type: ignore[type-arg]
@@ -91,6 +92,15 @@ async def test_a_memory_page_is_read_read_only(cached, pool, ws):
     assert "errors" not in body, body
     assert len(body["data"]["memoryPage"]["souvenirs"]) == 1
     assert body["data"]["memoryPageByRecord"] == {"id": page}
+    control, _ = split(cached.statements)
+    assert control[0].startswith("BEGIN READ ONLY;"), control
+
+
+async def test_the_skills_catalog_and_activation_begin_read_only(cached, ws):
+    await gql(cached.client, ws.tokens["member"], SKILLS)
+    cached.statements.clear()
+    response = await gql(cached.client, ws.tokens["member"], SKILLS)
+    assert response.json()["data"] == {"skillCatalog": [], "skillActivation": None}
     control, _ = split(cached.statements)
     assert control[0].startswith("BEGIN READ ONLY;"), control
 
