@@ -116,7 +116,8 @@ class AsyncDirect:
         func, plain, info_name = self.func, self.plain, self.info_name
         field, info_class = self.field, self.info_class
 
-        def resolve(source: Any, info: Any, **kwargs: Any) -> Any:
+        # Positional only: an argument may be named `source` or `info`.
+        def resolve(source: Any, info: Any, /, **kwargs: Any) -> Any:
             if not kwargs.keys() <= plain.keys():
                 return strawberry_resolve(source, info, **kwargs)
             arguments = {plain[name]: value for name, value in kwargs.items()}
