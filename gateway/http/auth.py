@@ -69,7 +69,7 @@ def request_id_of(scope: Scope) -> str:
     """The client's X-Request-Id when it is a short run of visible ASCII, else a fresh id: a
     control character never reaches a log line or a response header."""
     given = _header(scope, b"x-request-id")
-    # 16 random bytes in hex, as uuid4().hex gave (32 characters) at a fifth of its cost.
+    # 16 random bytes in hex: as long as uuid4().hex, without building a UUID.
     return given if given and REQUEST_ID.fullmatch(given) else os.urandom(16).hex()
 
 
