@@ -47,7 +47,63 @@ class RecordRow:
     created_at: datetime
     updated_at: datetime
     # (attribute, record) pairs of readable relations; None when they were not fetched.
-    relations: list[tuple[str, RecordRow]] | None = None
+    relations: list[tuple[str, RelatedRow]] | None = None
+
+
+class RelatedRow:
+    """A record a page's record points to, as the page's JSON gave it: each column is
+    converted when it is read (a page reads a few of them, of one relation of each record),
+    with the values a ``RecordRow`` of the same record holds. Its own relations are not
+    fetched (None): they are loaded when asked for."""
+
+    __slots__ = ("item",)
+
+    relations: None = None
+
+    def __init__(self, item: Mapping[str, Any]) -> None:
+        self.item = item
+
+    @property
+    def id(self) -> UUID:
+        return UUID(self.item["id"])
+
+    @property
+    def seq(self) -> int:
+        seq: int = self.item["seq"]
+        return seq
+
+    @property
+    def object(self) -> str:
+        slug: str = self.item["object"]
+        return slug
+
+    @property
+    def label(self) -> str:
+        label: str = self.item["label"]
+        return label
+
+    @property
+    def values(self) -> dict[str, Any]:
+        values: dict[str, Any] = self.item["values"]
+        return values
+
+    @property
+    def visibility(self) -> str:
+        visibility: str = self.item["visibility"]
+        return visibility
+
+    @property
+    def owner_member_id(self) -> UUID | None:
+        owner = self.item["owner_member_id"]
+        return UUID(owner) if owner else None
+
+    @property
+    def created_at(self) -> datetime:
+        return datetime.fromisoformat(self.item["created_at"])
+
+    @property
+    def updated_at(self) -> datetime:
+        return datetime.fromisoformat(self.item["updated_at"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,21 +135,6 @@ class TargetRow:
     shared_with: list[UUID]
 
 
-def _related(item: Mapping[str, Any]) -> RecordRow:
-    owner = item["owner_member_id"]
-    return RecordRow(
-        id=UUID(item["id"]),
-        seq=item["seq"],
-        object=item["object"],
-        label=item["label"],
-        values=item["values"],
-        visibility=item["visibility"],
-        owner_member_id=UUID(owner) if owner else None,
-        created_at=datetime.fromisoformat(item["created_at"]),
-        updated_at=datetime.fromisoformat(item["updated_at"]),
-    )
-
-
 def _record(row: asyncpg.Record) -> RecordRow:
     # Named one by one: a dict of columns spread into the constructor costs 1.4 µs more a row,
     # on every record of every page.
@@ -107,7 +148,7 @@ def _record(row: asyncpg.Record) -> RecordRow:
         owner_member_id=row["owner_member_id"],
         created_at=row["created_at"],
         updated_at=row["updated_at"],
-        relations=[(item["attribute"], _related(item)) for item in row["relations"]],
+        relations=[(item["attribute"], RelatedRow(item)) for item in row["relations"]],
     )
 
 

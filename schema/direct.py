@@ -73,21 +73,81 @@ def _resolver(direct: Direct) -> Callable[..., Any]:
     )
 
 
+def _async_direct(field: StrawberryField, config: StrawberryConfig) -> AsyncDirect | None:
+    """An async method taking ``self`` and ``info`` (and arguments), with nothing of
+    Strawberry's around it: no extensions, permissions or exception handlers."""
+    resolver = field.base_resolver
+    if resolver is None or not resolver.is_async or field.is_subscription:
+        return None
+    if field.extensions or field.permission_classes:
+        return None
+    func = resolver.wrapped_func
+    if isinstance(func, (staticmethod, classmethod)):
+        return None
+    parameters = list(inspect.signature(func).parameters)
+    info = resolver.info_parameter
+    if parameters[:1] != ["self"] or info is None or parameters[1:2] != [info.name]:
+        return None
+    if len(parameters) != len(field.arguments) + 2:
+        return None  # root or parent asked for: Strawberry provides them
+    plain = {
+        config.name_converter.from_argument(a): a.python_name
+        for a in field.arguments
+        if _plain(a.type_annotation.resolve())
+    }
+    return AsyncDirect(func, plain, info.name, field, config.info_class)
+
+
+@dataclass(frozen=True, slots=True)
+class AsyncDirect:
+    """How an async field is called without Strawberry's wrapper: its plain arguments (GraphQL
+    name to Python name) passed as graphql-core coerced them, the Info it asks for built as
+    Strawberry builds it."""
+
+    func: Callable[..., Any]
+    plain: dict[str, str]
+    info_name: str
+    field: StrawberryField
+    info_class: Any
+
+    def resolver(self, strawberry_resolve: Callable[..., Any]) -> Callable[..., Any]:
+        """The field's resolver: direct when every argument given is plain, else
+        Strawberry's own (it converts input objects, enums and IDs)."""
+        func, plain, info_name = self.func, self.plain, self.info_name
+        field, info_class = self.field, self.info_class
+
+        # Positional only: an argument may be named `source` or `info`.
+        def resolve(source: Any, info: Any, /, **kwargs: Any) -> Any:
+            if not kwargs.keys() <= plain.keys():
+                return strawberry_resolve(source, info, **kwargs)
+            arguments = {plain[name]: value for name, value in kwargs.items()}
+            arguments[info_name] = info_class(_raw_info=info, _field=field)
+            return func(source, **arguments)
+
+        return resolve
+
+
 def use_direct_resolvers(schema: GraphQLSchema, config: StrawberryConfig) -> int:
-    """Give every eligible field of ``schema`` a direct resolver; return how many."""
+    """Give every eligible field of ``schema`` a direct resolver; return how many. A root
+    field's, or an async one's, only calls its method directly (the planned executor never
+    reads those)."""
     count = 0
+    roots = (schema.query_type, schema.mutation_type, schema.subscription_type)
     for type_ in schema.type_map.values():
         if not isinstance(type_, GraphQLObjectType) or type_.name.startswith("__"):
-            continue
-        if type_ in (schema.query_type, schema.mutation_type, schema.subscription_type):
             continue
         for gql_field in type_.fields.values():
             definition = (gql_field.extensions or {}).get(GraphQLCoreConverter.DEFINITION_BACKREF)
             if not isinstance(definition, StrawberryField):
                 continue
-            direct = _direct(definition, config)
+            direct = _direct(definition, config) if type_ not in roots else None
             if direct is not None:
                 gql_field.resolve = _resolver(direct)
                 gql_field.extensions = {**(gql_field.extensions or {}), DIRECT: direct}
+                count += 1
+                continue
+            called = _async_direct(definition, config)
+            if called is not None and gql_field.resolve is not None:
+                gql_field.resolve = called.resolver(gql_field.resolve)
                 count += 1
     return count

@@ -67,4 +67,6 @@ schema = strawberry.Schema(
     config=StrawberryConfig(auto_camel_case=True),
 )
 
+# Strawberry's exception handlers (none here) would need its own resolvers.
+assert not schema.schema_converter._exception_handler_specs
 use_direct_resolvers(schema._schema, schema.config)

@@ -12,8 +12,8 @@ GraphQL query that only reads begins READ ONLY (gateway/http/readonly.py).
 from __future__ import annotations
 
 import logging
+import os
 import re
-import uuid
 from typing import cast
 from urllib.parse import parse_qsl
 
@@ -69,7 +69,8 @@ def request_id_of(scope: Scope) -> str:
     """The client's X-Request-Id when it is a short run of visible ASCII, else a fresh id: a
     control character never reaches a log line or a response header."""
     given = _header(scope, b"x-request-id")
-    return given if REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
+    # 16 random bytes in hex: as long as uuid4().hex, without building a UUID.
+    return given if given and REQUEST_ID.fullmatch(given) else os.urandom(16).hex()
 
 
 def _header(scope: Scope, name: bytes) -> str:
@@ -153,21 +154,23 @@ class PrincipalMiddleware:
         if scope["path"] == MCP_PATH:
             await self.run_mcp(scope, replay(body, receive), send, token)
             return
-        if self.known(scope, token) and refused_for_its_text(
+        hashed = token_hash(token)  # once a request: the cache's key, and the lookup's
+        if self.known(scope, hashed) and refused_for_its_text(
             getattr(scope["app"].state, "documents", None), scope, body
         ):
             # A token resolved moments ago, a request refused for its text
             # (gateway/http/early.py): answered without taking a connection for it.
             await self.app(scope, replay(body, receive), send)
             return
-        await self.run(scope, replay(body, receive), send, token, body)
+        await self.run(scope, replay(body, receive), send, token, body, hashed)
 
     @staticmethod
-    def known(scope: Scope, token: str) -> bool:
-        """Whether the principal cache holds ``token`` live: authentication still comes first
-        (an unknown token is looked up, and refused, before its request is looked at)."""
+    def known(scope: Scope, hashed: str) -> bool:
+        """Whether the principal cache holds the token of hash ``hashed`` live: authentication
+        still comes first (an unknown token is looked up, and refused, before its request is
+        looked at)."""
         cache: PrincipalCache | None = getattr(scope["app"].state, "principals", None)
-        return cache is not None and cache.holds(token_hash(token))
+        return cache is not None and cache.holds(hashed)
 
     async def body(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
         """The body, read before any connection is taken; None once refused (answered)."""
@@ -227,7 +230,13 @@ class PrincipalMiddleware:
         await self.app(scope, receive, send)
 
     async def run(
-        self, scope: Scope, receive: Receive, send: Send, token: str, body: bytes = b""
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        token: str,
+        body: bytes = b"",
+        hashed: str | None = None,
     ) -> None:
         """Resolve the token and run the app inside one transaction; answer once it commits."""
         request_id = scope["request_id"]
@@ -244,7 +253,10 @@ class PrincipalMiddleware:
             if pool is None:
                 raise ConnectionRefusedError("no database pool")
             readonly = reads_only(getattr(state, "documents", None), scope, body)
-            async with request_transaction(pool, token, cache, readonly) as (conn, principal):
+            async with request_transaction(pool, token, cache, readonly, hashed) as (
+                conn,
+                principal,
+            ):
                 if principal is not None:
                     scope["principal"] = principal
                     scope["db"] = conn

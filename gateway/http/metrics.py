@@ -84,8 +84,7 @@ class MetricsMiddleware:
         finally:
             route = route_label(self.routes, scope)
             operation = scope.get("operation_label", metrics.NOT_GRAPHQL)
-            metrics.REQUESTS.labels(route, operation, str(status)).inc()
-            metrics.LATENCY.labels(route, operation).observe(time.perf_counter() - started)
+            metrics.count_request(route, operation, str(status), time.perf_counter() - started)
 
 
 def allowed(request: Request, settings: Settings) -> bool:

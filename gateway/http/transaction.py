@@ -18,7 +18,7 @@ import asyncpg
 from db import identity
 from db.begin import begun
 from db.principal_cache import PrincipalCache
-from gateway.observe.metrics import PRINCIPAL_CACHE, lent
+from gateway.observe.metrics import count_principal, lent
 from resolvers.common.principals import Principal, principal_for_token, token_hash, well_formed
 
 # A request waits at most this long for a connection, then answers DB_UNAVAILABLE.
@@ -31,27 +31,30 @@ async def request_transaction(
     token: str,
     cache: PrincipalCache | None,
     readonly: bool = False,
+    hashed: str | None = None,
 ) -> AsyncIterator[tuple[asyncpg.Connection, Principal | None]]:
     """The request's connection inside its transaction, and the token's principal (None: the
-    token is not live, nothing was set)."""
-    hashed = token_hash(token) if well_formed(token) else None
+    token is not live, nothing was set); ``hashed`` is the token's hash when the caller has it
+    already."""
+    if hashed is None:
+        hashed = token_hash(token) if well_formed(token) else None
     cached = cache.lookup(hashed) if cache is not None and hashed is not None else None
     epoch = cache.epoch() if cache is not None else None
     async with lent(pool, ACQUIRE_TIMEOUT_SECONDS) as proxy:
         # The pool lends a proxy that forwards every method to its connection.
         conn = cast(asyncpg.Connection, proxy)
         if cached is None:
-            PRINCIPAL_CACHE.labels("off" if cache is None else "miss").inc()
+            count_principal("off" if cache is None else "miss")
             async with conn.transaction(readonly=readonly):
                 yield conn, await _resolve(conn, token, hashed, cache, epoch)
             return
         transaction = begun(conn, cached.prelude, readonly)
         async with transaction:
             if not transaction.stale:
-                PRINCIPAL_CACHE.labels("hit").inc()
+                count_principal("hit")
                 yield conn, Principal(cached.row)
                 return
-            PRINCIPAL_CACHE.labels("stale").inc()
+            count_principal("stale")
             assert cache is not None and hashed is not None
             cache.drop(hashed)
             yield conn, await _resolve(conn, token, hashed, cache, cache.epoch())

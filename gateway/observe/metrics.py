@@ -66,6 +66,34 @@ PRINCIPAL_CACHE = Counter(
     ["result"],
     registry=REGISTRY,
 )
+# The children of the per-request metrics by their labels: ``labels()`` takes a lock and checks
+# its arguments each time; these metrics are never cleared, so a child, once made, is theirs
+# for good. Bounded as their labels are (routes, the operation names' cap, statuses).
+_requests: dict[tuple[str, str, str], Any] = {}
+_latencies: dict[tuple[str, str], Any] = {}
+_principal_cache: dict[str, Any] = {}
+
+
+def count_request(route: str, operation: str, status: str, seconds: float) -> None:
+    """One request answered: counted and timed (REQUESTS, LATENCY)."""
+    counter = _requests.get((route, operation, status))
+    if counter is None:
+        counter = _requests[route, operation, status] = REQUESTS.labels(route, operation, status)
+    counter.inc()
+    latency = _latencies.get((route, operation))
+    if latency is None:
+        latency = _latencies[route, operation] = LATENCY.labels(route, operation)
+    latency.observe(seconds)
+
+
+def count_principal(result: str) -> None:
+    """What the principal cache answered a request (PRINCIPAL_CACHE)."""
+    counter = _principal_cache.get(result)
+    if counter is None:
+        counter = _principal_cache[result] = PRINCIPAL_CACHE.labels(result)
+    counter.inc()
+
+
 QUEUE_JOBS = Gauge(
     "skillmem_queue_jobs",
     "Jobs in the queue, by entrypoint and state (queued: the queue's depth).",

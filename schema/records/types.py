@@ -11,7 +11,7 @@ import strawberry
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
-from db.records import ChangeRow, RecordRow
+from db.records import ChangeRow, RecordRow, RelatedRow
 from resolvers.common import ids
 from resolvers.records import read
 from resolvers.records.objects import ObjectView
@@ -124,43 +124,58 @@ class RecordRelation:
     record: Record
 
 
+# A record's row: read with the record (a page, a lookup), or reached through a relation.
+Row = RecordRow | RelatedRow
+
+
 @strawberry.type
 class Record:
-    id: strawberry.ID
-    object: str = strawberry.field(description="The slug of the record's object.")
-    label: str
-    values: JSON = strawberry.field(
-        description="Attribute slug to value; relations are under `relations`."
-    )
-    visibility: Visibility
-    created_at: datetime
-    updated_at: datetime
-    row: strawberry.Private[RecordRow]
+    """Each field reads the row when it is asked for: a page reads a few fields of each record
+    and of the record each one points to (the other columns are never converted)."""
+
+    row: strawberry.Private[Row]
     workspace_id: strawberry.Private[UUID]
     # Loads a record with its relations, for records reached through a relation.
     load: strawberry.Private[Callable[[UUID], Awaitable[RecordRow | None]]]
 
+    @strawberry.field
+    def id(self) -> strawberry.ID:
+        return strawberry.ID(ids.encode("Record", self.workspace_id, self.row.id))
+
+    @strawberry.field(description="The slug of the record's object.")
+    def object(self) -> str:
+        return self.row.object
+
+    @strawberry.field
+    def label(self) -> str:
+        return self.row.label
+
+    @strawberry.field(description="Attribute slug to value; relations are under `relations`.")
+    def values(self) -> JSON:
+        return JSON(self.row.values)
+
+    @strawberry.field
+    def visibility(self) -> Visibility:
+        return VISIBILITIES[self.row.visibility]
+
+    @strawberry.field
+    def created_at(self) -> datetime:
+        return self.row.created_at
+
+    @strawberry.field
+    def updated_at(self) -> datetime:
+        return self.row.updated_at
+
     @classmethod
     def from_row(
         cls,
-        row: RecordRow,
+        row: Row,
         workspace_id: UUID,
         load: Callable[[UUID], Awaitable[RecordRow | None]],
     ) -> Record:
-        return cls(
-            id=strawberry.ID(ids.encode("Record", workspace_id, row.id)),
-            object=row.object,
-            label=row.label,
-            values=JSON(row.values),
-            visibility=VISIBILITIES[row.visibility],
-            created_at=row.created_at,
-            updated_at=row.updated_at,
-            row=row,
-            workspace_id=workspace_id,
-            load=load,
-        )
+        return cls(row=row, workspace_id=workspace_id, load=load)
 
-    async def _full_relations(self) -> list[tuple[str, RecordRow]]:
+    async def _full_relations(self) -> list[tuple[str, RelatedRow]]:
         full = await self.load(self.row.id)
         return (full.relations or []) if full else []
 
@@ -175,8 +190,8 @@ class Record:
             (self._child(r) for a, r in await self._full_relations() if a == attribute), None
         )
 
-    def _child(self, row: RecordRow) -> Record:
-        return Record.from_row(row, self.workspace_id, self.load)
+    def _child(self, row: RelatedRow) -> Record:
+        return Record(row=row, workspace_id=self.workspace_id, load=self.load)
 
     @strawberry.field(description="Single relations to records the caller may read.")
     def relations(self) -> list[RecordRelation]:
@@ -190,9 +205,13 @@ class Record:
 
     @strawberry.field(description="The record one relation points to, if the caller may read it.")
     def relation(self, attribute: str) -> Record | None:
-        if self.row.relations is not None:
-            return next((self._child(r) for a, r in self.row.relations if a == attribute), None)
-        return self._relation_later(attribute)  # type: ignore[return-value]
+        relations = self.row.relations
+        if relations is None:
+            return self._relation_later(attribute)  # type: ignore[return-value]
+        for name, row in relations:  # a loop: every record of a page asks for one
+            if name == attribute:
+                return Record(row=row, workspace_id=self.workspace_id, load=self.load)
+        return None
 
     @strawberry.field(description="The member who owns a private record.")
     async def owner(self, info: Info[Context, None]) -> Member | None:
@@ -263,8 +282,14 @@ def record(row: RecordRow, info: Info[Context, None]) -> Record:
 def connection(
     rows: list[RecordRow], has_next: bool, has_previous: bool, info: Info[Context, None]
 ) -> RecordConnection:
+    context = info.context
+    workspace_id, load = context.principal.workspace_id, context.loaders.records_by_ids.load
     edges = [
-        RecordEdge(cursor=ids.encode_cursor(r.id, r.created_at), node=record(r, info)) for r in rows
+        RecordEdge(
+            cursor=ids.encode_cursor(r.id, r.created_at),
+            node=Record(row=r, workspace_id=workspace_id, load=load),
+        )
+        for r in rows
     ]
     return RecordConnection(
         edges=edges,
