@@ -63,6 +63,15 @@ class RelatedRow:
     def __init__(self, item: Mapping[str, Any]) -> None:
         self.item = item
 
+    def __eq__(self, other: object) -> bool:
+        # Two are equal when the page gave the same record in the same state.
+        return isinstance(other, RelatedRow) and self.item == other.item
+
+    __hash__ = None  # type: ignore[assignment]  # mutable content: unhashable, like a dict
+
+    def __repr__(self) -> str:
+        return f"RelatedRow({dict(self.item)!r})"
+
     @property
     def id(self) -> UUID:
         return UUID(self.item["id"])
