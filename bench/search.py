@@ -82,7 +82,7 @@ VARIANTS = {
     "after": AFTER_SEARCH_MEMORY,
 }
 # The migration that defines today's memory_line_matches.
-CURRENT_MIGRATION = "0037"
+CURRENT_MIGRATION = "0038"
 _FUNCTION = re.compile(
     r"CREATE (?:OR REPLACE )?FUNCTION memory_line_matches\(.*?\n\$\$;", re.DOTALL
 )
