@@ -59,7 +59,8 @@ AS $$
     ),
     every AS (
         SELECT h.* FROM head h JOIN pages r ON r.page_id = h.page_id
-         WHERE EXISTS (SELECT 1 FROM objects o
+         WHERE (SELECT all_kept FROM common)
+           AND EXISTS (SELECT 1 FROM objects o
                         WHERE o.workspace_id = app_workspace_id() AND o.slug = 'memory'
                           AND o.id = ANY (p_readable))
     ),
