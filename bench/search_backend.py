@@ -1,6 +1,6 @@
 """The search's PostgreSQL CPU per request on one backend (bench/backend.py), with
-memory_line_matches as migration 0033 left it and as migration 0037 made it, swapped in place in
-the bench database between alternating slices of the same run.
+memory_line_matches as migration 0037 left it and as the newest migration made it (0038), swapped
+in place in the bench database between alternating slices of the same run.
 
 `python -m bench.search_backend [--rounds 4] [--seconds 5]`: the GraphQL `search` of the turns
 benchmark (bench/turns.py: "Chloé Dubois", first 20) sent in-process, one request at a time, over
@@ -25,7 +25,7 @@ from bench.search import CURRENT_MIGRATION, function_text
 from bench.turns import SEARCH_QUERY, SEARCH_TERMS
 from db.pool import api_dsn
 
-VERSIONS = ("0033", CURRENT_MIGRATION)
+VERSIONS = ("0037", CURRENT_MIGRATION)
 
 
 def _check(name: str, body: dict[str, Any]) -> None:
