@@ -206,6 +206,8 @@ def test_every_benchmark_query_answers_alike(servers: Servers, checks: Checks):
         {"query": READ_QUERY, "variables": {"id": values["ACME_PAGE_ID"]}},
         {"query": TURN_QUERY, "variables": {"input": {"message": "How is Acme doing?"}}},
         EDGE_BODY,
+        # A list of objects whose every field is skipped: an empty object an item.
+        {"query": "{ skillCatalog { name @skip(if: true) } }"},
         # Not a benchmark's: the records page with fields that are not plain (owner, changes).
         {
             "query": RECORDS_QUERY.replace("label values", "label owner { name } changes { at }", 1)
