@@ -67,6 +67,12 @@ class Settings(BaseSettings):
         description="Complete plain subtrees by the planned executor (schema/planned.py); "
         "false runs graphql-core alone (the same data and errors, slower).",
     )
+    fast_path: bool = Field(
+        default=True,
+        description="Run a cached query of one direct root field with a plan without "
+        "graphql-core's executor (schema/fast.py); false: graphql-core always (the same "
+        "data and errors, slower). Only with planned_execution.",
+    )
     log_level: str = "info"
     # What an operator sees (README "Metrics and tracing"; gateway/observe/).
     log_format: Literal["json", "text"] = Field(

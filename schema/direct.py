@@ -12,7 +12,7 @@ executor (schema/plan.py), which calls it without building an Info at all.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
@@ -26,6 +26,8 @@ from strawberry.types.field import StrawberryField
 PLAIN_ARGUMENTS = (str, int, float, bool)
 # The key of a direct field's reader in its GraphQLField's extensions.
 DIRECT = "skillmem.direct"
+# The key of an async field's AsyncDirect in its extensions (the fast path, schema/fast.py).
+ASYNC_DIRECT = "skillmem.async_direct"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +75,9 @@ def _resolver(direct: Direct) -> Callable[..., Any]:
     )
 
 
-def _async_direct(field: StrawberryField, config: StrawberryConfig) -> AsyncDirect | None:
+def _async_direct(
+    field: StrawberryField, config: StrawberryConfig, scalars: Mapping[object, Any]
+) -> AsyncDirect | None:
     """An async method taking ``self`` and ``info`` (and arguments), with nothing of
     Strawberry's around it: no extensions, permissions or exception handlers."""
     resolver = field.base_resolver
@@ -95,7 +99,7 @@ def _async_direct(field: StrawberryField, config: StrawberryConfig) -> AsyncDire
         for a in field.arguments
         if _plain(a.type_annotation.resolve())
     }
-    return AsyncDirect(func, plain, info.name, field, config.info_class)
+    return AsyncDirect(func, plain, info.name, field, config.info_class, config, scalars)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +113,9 @@ class AsyncDirect:
     info_name: str
     field: StrawberryField
     info_class: Any
+    # What Strawberry converts arguments that are not plain with (schema/fast.py).
+    config: StrawberryConfig
+    scalars: Mapping[object, Any]
 
     def resolver(self, strawberry_resolve: Callable[..., Any]) -> Callable[..., Any]:
         """The field's resolver: direct when every argument given is plain, else
@@ -127,7 +134,9 @@ class AsyncDirect:
         return resolve
 
 
-def use_direct_resolvers(schema: GraphQLSchema, config: StrawberryConfig) -> int:
+def use_direct_resolvers(
+    schema: GraphQLSchema, config: StrawberryConfig, scalars: Mapping[object, Any] | None = None
+) -> int:
     """Give every eligible field of ``schema`` a direct resolver; return how many. A root
     field's, or an async one's, only calls its method directly (the planned executor never
     reads those)."""
@@ -146,8 +155,9 @@ def use_direct_resolvers(schema: GraphQLSchema, config: StrawberryConfig) -> int
                 gql_field.extensions = {**(gql_field.extensions or {}), DIRECT: direct}
                 count += 1
                 continue
-            called = _async_direct(definition, config)
+            called = _async_direct(definition, config, scalars or {})
             if called is not None and gql_field.resolve is not None:
                 gql_field.resolve = called.resolver(gql_field.resolve)
+                gql_field.extensions = {**(gql_field.extensions or {}), ASYNC_DIRECT: called}
                 count += 1
     return count

@@ -186,6 +186,8 @@ def list_of_objects(fields: tuple[PlannedField, ...], required: bool) -> Complet
     but plain objects (None, an error, an awaitable) is completed item by item."""
     one = object_of(fields)
     each = non_null(one) if required else one
+    if not fields:  # every field skipped: an empty object an item (no column to zip)
+        return list_of(each)
     make = _dicts_of(tuple(key for key, _read, _done in fields))
     columns = tuple(_column(read, done) for _key, read, done in fields)
 

@@ -69,4 +69,4 @@ schema = strawberry.Schema(
 
 # Strawberry's exception handlers (none here) would need its own resolvers.
 assert not schema.schema_converter._exception_handler_specs
-use_direct_resolvers(schema._schema, schema.config)
+use_direct_resolvers(schema._schema, schema.config, schema.schema_converter.scalar_registry)

@@ -18,6 +18,7 @@ import orjson
 from graphql import (
     DocumentNode,
     ExecutionResult,
+    FragmentDefinitionNode,
     GraphQLError,
     GraphQLSchema,
     NoSchemaIntrospectionCustomRule,
@@ -28,7 +29,7 @@ from graphql import (
     specified_rules,
     validate,
 )
-from graphql.execution.values import get_variable_values
+from graphql.execution.values import VariableValues, get_variable_values
 from graphql.utilities import get_operation_ast
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
@@ -56,6 +57,7 @@ from resolvers.common.errors import Code
 from resolvers.common.principals import Principal
 from schema.context import Context
 from schema.errors import error_body, format_error
+from schema.fast import NO_VARIABLES, FastOperation, Replay, fast_operation, run_fast
 from schema.limits import limit_errors, unparsed_refusal
 from schema.planned import PlannedExecutor, Plans
 
@@ -82,6 +84,9 @@ class Prepared:
     nul_paths: tuple[str, ...] = ()
     # The planned executor's plans of this document (schema/planned.py), made as it runs.
     plans: Plans = field(default_factory=dict)
+    # The fast path's form of each operation (schema/fast.py) by the operation node's id,
+    # None where graphql-core runs it.
+    fast: dict[int, FastOperation | None] = field(default_factory=dict)
 
 
 class DocumentCache:
@@ -172,6 +177,8 @@ class GraphQLEndpoint:
         self.persisted = persisted_documents(settings)
         self.graphiql_html = graphiql_html
         self.planned = settings.planned_execution
+        # The fast path runs the plans the planned executor made: only with it.
+        self.fast = settings.fast_path and settings.planned_execution
 
     async def handle(self, request: Request) -> Response:
         if self.graphiql_html is not None and wants_graphiql(request):
@@ -182,7 +189,7 @@ class GraphQLEndpoint:
             return self.reply(406, GRAPHQL_RESPONSE, error_body(Code.GRAPHQL_PARSE_FAILED, message))
         try:
             params = self.admitted(await self.params(request), request.scope.get("principal"))
-            operation = self.operation(request, params)
+            operation, variables = self.operation(request, params)
         except Refusal as refusal:
             return self.reply(refusal.status, kind, refusal.body, refusal.headers)
         if "principal" not in request.scope:  # a second guard behind the middleware's
@@ -190,7 +197,7 @@ class GraphQLEndpoint:
         if params.register is not None:
             workspace = request.scope["principal"].workspace_id
             self.persisted.register(workspace, params.register, params.query)
-        status, body = await self.run(request, params, operation)
+        status, body = await self.run(request, params, operation, variables)
         if status == 200 and request.method in SAFE_METHODS:
             return cacheable_reply(request, f"{kind}; charset=utf-8", orjson.dumps(body))
         return self.reply(status, kind, body)
@@ -203,10 +210,12 @@ class GraphQLEndpoint:
             raise Refusal(found.status, found.body, found.headers)
         return replace(params, query=found.query, register=found.register)
 
-    def operation(self, request: Request, params: Params) -> Prepared:
-        """The document to run, or Refusal: not parsed or valid, no such operation, a mutation
-        over GET, a subscription (served over WebSocket), variables that do not coerce, or text
-        holding NUL."""
+    def operation(
+        self, request: Request, params: Params
+    ) -> tuple[Prepared, tuple[OperationDefinitionNode, VariableValues]]:
+        """The document to run, its operation and coerced variables, or Refusal: not parsed or
+        valid, no such operation, a mutation over GET, a subscription (served over WebSocket),
+        variables that do not coerce, or text holding NUL."""
         prepared, operation = self.prepared(params, request.scope.get(PREPARED_KEY))
         request.scope["operation_label"] = operation_label(
             operation.name.value if operation.name else None
@@ -219,8 +228,8 @@ class GraphQLEndpoint:
             message = f"Only queries may be sent with GET; send {kind}s with POST."
             body = error_body(Code.GRAPHQL_VALIDATION_FAILED, message)
             raise Refusal(405, body, {"Allow": "POST"})
-        self.check_values(prepared, operation, params)
-        return prepared
+        variables = self.check_values(prepared, operation, params)
+        return prepared, (operation, variables)
 
     def prepared(
         self, params: Params, early: tuple[str, Prepared] | None = None
@@ -245,21 +254,27 @@ class GraphQLEndpoint:
 
     def check_values(
         self, prepared: Prepared, operation: OperationDefinitionNode, params: Params
-    ) -> None:
-        """Refusal when the variables do not coerce or the text holds NUL."""
+    ) -> VariableValues:
+        """The coerced variables; Refusal when they do not coerce or the text holds NUL."""
         coerced = self.coerce(operation, params.variables)
-        if coerced:
+        if isinstance(coerced, list):
             raise Refusal(400, {"errors": coerced})
         variable_paths = (f"${path}" for path in nul_paths(params.variables or {}))
         refused = refuse_nul(nul_problems([*prepared.nul_paths, *variable_paths]), "argument")
         if refused is not None:
             problems = [p.as_dict() for p in refused.problems]
             raise Refusal(400, error_body(refused.code, refused.message, problems=problems))
+        return coerced
 
     async def run(
-        self, request: Request, params: Params, prepared: Prepared
+        self,
+        request: Request,
+        params: Params,
+        prepared: Prepared,
+        operation: tuple[OperationDefinitionNode, VariableValues] | None = None,
     ) -> tuple[int, dict[str, Any]]:
-        """Execute the operation; the status and body of its result."""
+        """Execute the operation (by the fast path when it can, schema/fast.py); the status
+        and body of its result."""
         context = Context(
             principal=request.scope["principal"],
             conn=request.scope["db"],
@@ -267,6 +282,12 @@ class GraphQLEndpoint:
             catalog=self.catalog,
         )
         assert prepared.document is not None  # prepared() refuses a document that is none
+        middleware = None
+        if self.fast and operation is not None:
+            fast = await self.run_fast(prepared, operation, context)
+            if isinstance(fast, dict):
+                return 200, {"data": fast}
+            middleware = [fast] if fast is not None else None
         # graphql-core's own executor when planned execution is off (the differential test).
         planned: dict[str, Any] = {}
         if self.planned:
@@ -278,17 +299,41 @@ class GraphQLEndpoint:
             variable_values=params.variables,
             operation_name=params.operation_name,
             hide_suggestions=True,
+            middleware=middleware,
             **planned,
         )
         if isawaitable(result):
             result = await result
         return result_status_and_body(result, context.request_id)
 
+    async def run_fast(
+        self,
+        prepared: Prepared,
+        operation: tuple[OperationDefinitionNode, VariableValues],
+        context: Context,
+    ) -> dict[str, Any] | Replay | None:
+        """The fast path's data, or what graphql-core runs (schema/fast.py)."""
+        node, variables = operation
+        key = id(node)
+        if key in prepared.fast:
+            fast = prepared.fast[key]
+        else:
+            assert prepared.document is not None
+            fragments = {
+                d.name.value: d
+                for d in prepared.document.definitions
+                if isinstance(d, FragmentDefinitionNode)
+            }
+            fast = prepared.fast[key] = fast_operation(self.schema, node, fragments)
+        if fast is None:
+            return None
+        return await run_fast(fast, prepared.plans, context, variables)
+
     def coerce(
         self, operation: OperationDefinitionNode, variables: dict[str, Any] | None
-    ) -> list[dict[str, Any]] | None:
+    ) -> list[dict[str, Any]] | VariableValues:
         if not operation.variable_definitions:
-            return None
+            return NO_VARIABLES
         coerced = get_variable_values(
             self.schema,
             operation.variable_definitions,
@@ -300,7 +345,7 @@ class GraphQLEndpoint:
             return [
                 format_error(e, "", request_code=Code.GRAPHQL_VALIDATION_FAILED) for e in coerced
             ]
-        return None
+        return coerced
 
     async def params(self, request: Request) -> Params:
         """The query, variables and operation name of a GET or POST request, or Refusal."""

@@ -3,6 +3,11 @@ servers, one planned (SKILLMEM_PLANNED_EXECUTION, the default) and one graphql-c
 every benchmark query, every README GraphQL example and queries drawn over the whole schema with
 the same status and the same bytes (`data` and `errors`).
 
+A third server runs the whole-operation fast path (schema/fast.py, SKILLMEM_FAST_PATH): every
+query is sent to it twice (the first run may make the plans it needs) and both answers must be
+the same bytes again; it counts the requests it answered itself, the ones whose resolver's
+outcome it handed to graphql-core (errors) and the ones it left to graphql-core whole.
+
 A mutation is run once, on the planned server: there every value a plan completes is also
 completed by graphql-core alone, from the same resolved value, and both must serialise alike (a
 plan that fails hands the value to graphql-core, which the queries' errors exercise). The
@@ -32,6 +37,7 @@ from bench.turns import SEARCH_QUERY, TURN_QUERY
 from db.migrate import apply_migrations
 from db.pool import connect
 from gateway.demo import ensure_demo
+from schema.fast import Replay, run_fast
 from schema.planned import PlannedExecutor
 from tests.fuzzing import bounded
 from tests.gateway.readme_examples import README, examples, fill
@@ -54,6 +60,31 @@ class Checks:
 
 
 CHECKS = Checks()
+
+
+@dataclass
+class FastCounts:
+    """What the fast path did on the fast server."""
+
+    answered: int = 0
+    replayed: int = 0  # the resolver ran; graphql-core made the errors from its outcome
+    declined: int = 0  # graphql-core ran it all
+    where: set[str] = field(default_factory=set)
+
+
+FAST = FastCounts()
+
+
+async def counting_run_fast(fast, plans, context, variables):  # type: ignore[no-untyped-def]
+    found = await run_fast(fast, plans, context, variables)
+    if isinstance(found, dict):
+        FAST.answered += 1
+        FAST.where.add(fast.key)
+    elif isinstance(found, Replay):
+        FAST.replayed += 1
+    else:
+        FAST.declined += 1
+    return found
 
 
 class Checking(PlannedExecutor):
@@ -100,21 +131,29 @@ class Checking(PlannedExecutor):
 class Servers:
     planned: str
     plain: str
+    fast: str
     fixed: dict[str, str]
     http: httpx.Client
 
-    def post(self, url: str, body: dict[str, Any]) -> httpx.Response:
+    def post(self, url: str, body: dict[str, Any], token: str = "TOKEN") -> httpx.Response:
         headers = {
-            "authorization": f"Bearer {self.fixed['TOKEN']}",
+            "authorization": f"Bearer {self.fixed[token]}",
             "content-type": "application/json",
             "x-request-id": REQUEST_ID,
         }
         return self.http.post(f"{url}/graphql", content=orjson.dumps(body), headers=headers)
 
-    def both(self, body: dict[str, Any]) -> tuple[httpx.Response, httpx.Response]:
-        """The plain server's answer and the planned one's, which must be the same."""
-        plain, planned = self.post(self.plain, body), self.post(self.planned, body)
+    def both(
+        self, body: dict[str, Any], token: str = "TOKEN"
+    ) -> tuple[httpx.Response, httpx.Response]:
+        """The plain server's answer and the planned one's, which must be the same, as must
+        the fast path server's, twice (``token``: the fixed value whose token is sent)."""
+        plain = self.post(self.plain, body, token)
+        planned = self.post(self.planned, body, token)
         assert (plain.status_code, plain.content) == (planned.status_code, planned.content), body
+        for _ in range(2):
+            fast = self.post(self.fast, body, token)
+            assert (plain.status_code, plain.content) == (fast.status_code, fast.content), body
         return plain, planned
 
     def values(self) -> dict[str, str]:
@@ -138,17 +177,20 @@ async def servers(new_database) -> AsyncIterator[Servers]:  # type: ignore[no-un
     fixed = await _fixed_values(dsn)
     with (
         pytest.MonkeyPatch.context() as patch,
-        serving_app(dsn) as (planned, _),
+        serving_app(dsn, fast_path=False) as (planned, _),
         serving_app(dsn, planned_execution=False) as (plain, _),
+        serving_app(dsn) as (fast, _),
         httpx.Client(timeout=60) as http,
     ):
         patch.setattr(graphql_http, "PlannedExecutor", Checking)
-        yield Servers(planned, plain, fixed, http)
+        patch.setattr(graphql_http, "run_fast", counting_run_fast)
+        yield Servers(planned, plain, fast, fixed, http)
 
 
 @pytest.fixture
 def checks() -> Iterator[Checks]:
     CHECKS.planned, CHECKS.mixed, CHECKS.where, CHECKS.mismatches = 0, 0, set(), []
+    FAST.answered, FAST.replayed, FAST.declined, FAST.where = 0, 0, 0, set()
     yield CHECKS
     assert not CHECKS.mismatches, CHECKS.mismatches[:5]
 
@@ -164,6 +206,8 @@ def test_every_benchmark_query_answers_alike(servers: Servers, checks: Checks):
         {"query": READ_QUERY, "variables": {"id": values["ACME_PAGE_ID"]}},
         {"query": TURN_QUERY, "variables": {"input": {"message": "How is Acme doing?"}}},
         EDGE_BODY,
+        # A list of objects whose every field is skipped: an empty object an item.
+        {"query": "{ skillCatalog { name @skip(if: true) } }"},
         # Not a benchmark's: the records page with fields that are not plain (owner, changes).
         {
             "query": RECORDS_QUERY.replace("label values", "label owner { name } changes { at }", 1)
@@ -179,6 +223,8 @@ def test_every_benchmark_query_answers_alike(servers: Servers, checks: Checks):
     # The records page, the catalogue, the activation's files and the page read: planned whole.
     assert {"records", "skillCatalog", "skillActivation", "memoryPage"} <= checks.where, checks
     assert checks.mixed > 0
+    # The fast path answered the records page, the activation, the catalogue and the page read.
+    assert {"records", "skillCatalog", "skillActivation", "memoryPage"} <= FAST.where, FAST
 
 
 def _kind(text: str, operation: str | None) -> OperationType:
@@ -215,3 +261,45 @@ def test_queries_drawn_over_the_schema_answer_alike(
     query, variables = drawn
     acme = servers.fixed.setdefault("ACME_ID", servers.values()["ACME_ID"])
     servers.both({"query": query.replace("$ACME_ID", acme), "variables": variables})
+
+
+# Errors: each document first succeeds on the fast server (its plan is made), then fails in
+# its resolver, which the fast path hands to graphql-core (Replay); a document that never
+# succeeds (no plan) is left to graphql-core whole. Both must answer as graphql-core alone does.
+PAGE_READ = "query($id: ID!) { memoryPage(id: $id) { content souvenirs { key line } } }"
+RECORDS_BY = (
+    "query($object: String!, $first: Int) { records(object: $object, first: $first) "
+    "{ edges { cursor node { id label } } } }"
+)
+# The caller's own profile: an API key (KEY) acts for no person, FORBIDDEN.
+MY_MEMORIES = "{ myMemories { content contentSha256 } }"
+
+
+def test_errors_answer_alike(servers: Servers, checks: Checks):
+    values = servers.values()
+    page, record = values["ACME_PAGE_ID"], values["ACME_ID"]
+    bodies = [
+        {"query": PAGE_READ, "variables": {"id": page}},
+        {"query": PAGE_READ, "variables": {"id": record}},  # a record's id: NOT_FOUND
+        {"query": RECORDS_BY, "variables": {"object": "contacts", "first": 2}},
+        {"query": RECORDS_BY, "variables": {"object": "contacts", "first": -1}},  # refused
+        {"query": RECORDS_BY, "variables": {"object": "no-such-object", "first": 2}},
+        {"query": PAGE_READ, "variables": {"id": 12}},  # an ID that names nothing: refused
+        {"query": PAGE_READ, "variables": {"id": [page]}},  # a variable that does not coerce
+        {"query": MY_MEMORIES},
+    ]
+    codes = []
+    for body in bodies:
+        plain, _ = servers.both(body)
+        codes.extend(e["extensions"]["code"] for e in plain.json().get("errors", []))
+    plain, _ = servers.both({"query": MY_MEMORIES}, "KEY")
+    codes.extend(e["extensions"]["code"] for e in plain.json()["errors"])
+    assert codes == [
+        "NOT_FOUND",
+        "SCHEMA_VALIDATION_FAILED",
+        "SCHEMA_VALIDATION_FAILED",
+        "GRAPHQL_VALIDATION_FAILED",
+        "FORBIDDEN",
+    ], codes
+    # The resolvers' errors after their plans were made, by graphql-core from the outcome.
+    assert FAST.replayed == 2 * 4 and FAST.answered >= 4, FAST  # each sent twice
