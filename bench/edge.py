@@ -1,12 +1,12 @@
-"""The edge's own cost per request: what the metrics and CORS middleware (issue 13) add.
+"""The edge's own cost per request: what its metrics and CORS (issue 13) add.
 
 `python -m bench.edge` (or `make bench-edge`) starts PostgreSQL (DATABASE_URL's server, or the
 bench's embedded one), makes a database of its own with the demo workspace, then sends
 `{ me { name } }` (the lightest authenticated GraphQL request: the token, one transaction, one
 field) through the app in this process (httpx over ASGI, one at a time), alternating slices of
-the app as served and of the same app without the metrics and CORS middleware. It reports the
-process's CPU per request for each (the database's work is the same on both sides and left out)
-and their difference.
+the app as served and of the same app whose edge is the principal check alone (no metrics, no
+CORS). It reports the process's CPU per request for each (the database's work is the same on
+both sides and left out) and their difference.
 """
 
 from __future__ import annotations
@@ -22,13 +22,15 @@ from typing import Any
 
 import httpx
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 
 from bench.generate import server_dsn, with_database
 from db.migrate import apply_migrations
 from db.pool import api_dsn, connect, create_pool
 from gateway.app import create_app
 from gateway.demo import ensure_demo
-from gateway.http.metrics import MetricsMiddleware
+from gateway.http.auth import PrincipalMiddleware
+from gateway.http.edge import Edge
 from gateway.settings import Settings
 
 DATABASE = "skillmem_bench_edge"
@@ -47,12 +49,17 @@ async def fresh_database(server: str) -> str:
 
 
 def without_edge_extras(app: Starlette) -> Starlette:
-    """The same app without the metrics and CORS middleware."""
-    app.user_middleware = [
-        m
-        for m in app.user_middleware
-        if m.cls is not MetricsMiddleware and m.cls.__name__ != "CORSMiddleware"
-    ]
+    """The same app whose edge (gateway/http/edge.py) is the principal check alone: no
+    metrics, no CORS."""
+    edge = next(m for m in app.user_middleware if m.cls is Edge)
+    settings: Settings = edge.kwargs["settings"]
+    bare = Middleware(
+        PrincipalMiddleware,
+        settings.introspection,
+        settings.body_read_timeout,
+        edge.kwargs["graphql"],
+    )
+    app.user_middleware = [bare if m is edge else m for m in app.user_middleware]
     app.middleware_stack = None
     return app
 

@@ -37,11 +37,10 @@ from gateway.http import (
     responses,
     skills,
 )
-from gateway.http.auth import PrincipalMiddleware
-from gateway.http.cors import cors_middleware
+from gateway.http.edge import Edge
 from gateway.http.graphiql import GRAPHIQL_HTML
 from gateway.http.graphql import GraphQLEndpoint
-from gateway.http.metrics import METRICS_PATH, MetricsMiddleware, metrics_endpoint, span_details
+from gateway.http.metrics import METRICS_PATH, metrics_endpoint, span_details
 from gateway.http.subscriptions import SubscriptionView
 from gateway.mcp.http import MCP_PATH, McpEndpoint, with_mcp
 from gateway.observe import tracing
@@ -217,10 +216,15 @@ def routes(settings: Settings, endpoint: GraphQLEndpoint | None = None) -> list[
 
 
 def middleware(
-    settings: Settings, app_routes: list[BaseRoute], tracer: TracerProvider | None
+    settings: Settings,
+    app_routes: list[BaseRoute],
+    tracer: TracerProvider | None,
+    endpoint: GraphQLEndpoint | None = None,
 ) -> list[Middleware]:
-    """Outermost first: the request's trace (when tracing is on), its metrics, CORS (a
-    preflight is answered before authentication), then the edge (token, body, transaction)."""
+    """Outermost first: the request's trace (when tracing is on), then the edge
+    (gateway/http/edge.py: its metrics, CORS with a preflight answered before authentication,
+    the request id, token, body and transaction), which calls /graphql's ``endpoint``
+    straight."""
     traced = (
         []
         if tracer is None
@@ -234,12 +238,11 @@ def middleware(
     )
     return [
         *traced,
-        Middleware(MetricsMiddleware, routes=app_routes),
-        cors_middleware(settings),
         Middleware(
-            PrincipalMiddleware,
-            graphiql_enabled=settings.introspection,
-            body_read_timeout=settings.body_read_timeout,
+            Edge,
+            routes=app_routes,
+            settings=settings,
+            graphql=endpoint.handle if endpoint is not None else None,
         ),
     ]
 
@@ -265,7 +268,7 @@ def create_app(
     ]
     app = Starlette(
         routes=app_routes,
-        middleware=middleware(settings, app_routes, tracer),
+        middleware=middleware(settings, app_routes, tracer, endpoint),
         exception_handlers={404: responses.not_found, 405: responses.method_not_allowed},
         lifespan=with_mcp(mcp, lifespan_for(settings, pool, on_ready)),
     )

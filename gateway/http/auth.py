@@ -14,11 +14,14 @@ from __future__ import annotations
 import logging
 import os
 import re
+from collections.abc import Awaitable, Callable
 from typing import cast
 from urllib.parse import parse_qsl
 
 import asyncpg
 import orjson
+from starlette.requests import Request
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from db.principal_cache import PrincipalCache
@@ -100,18 +103,37 @@ def _query_params(scope: Scope) -> list[tuple[str, str]]:
 
 # Routes whose body is not a plain route's JSON (MCP's tools check their own arguments).
 NOT_JSON_BODIES = ("/graphql", "/skills/import", MCP_PATH)
+# The methods /graphql's route answers (Starlette answers HEAD on a GET route).
+GRAPHQL_METHODS = ("GET", "HEAD", "POST")
+# /graphql's endpoint: a request in, its answer out (GraphQLEndpoint.handle).
+GraphQLHandler = Callable[[Request], Awaitable[Response]]
+
+
+def is_graphql_route(scope: Scope) -> bool:
+    """Whether Starlette's router would hand this HTTP request to /graphql's route."""
+    return (
+        scope["path"] == "/graphql"
+        and scope["method"] in GRAPHQL_METHODS
+        and not scope.get("root_path")
+    )
 
 
 class PrincipalMiddleware:
+    """The principal check: the request id, the token, the body and the request's transaction
+    (gateway/http/edge.py runs it with the metrics and CORS in one layer)."""
+
     def __init__(
         self,
         app: ASGIApp,
         graphiql_enabled: bool,
         body_read_timeout: float = BODY_READ_TIMEOUT_SECONDS,
+        graphql: GraphQLHandler | None = None,
     ) -> None:
         self.app = app
         self.graphiql_enabled = graphiql_enabled
         self.body_read_timeout = body_read_timeout
+        # /graphql's endpoint, called straight from here (no routing hop on the hot path).
+        self.graphql = graphql
 
     def is_public(self, scope: Scope) -> bool:
         path: str = scope["path"]
@@ -135,7 +157,19 @@ class PrincipalMiddleware:
         request_id = request_id_of(scope)
         scope["request_id"] = request_id
         logs.REQUEST_ID.set(request_id)
-        send = _with_request_id(send, request_id)
+        await self.check(scope, receive, _with_request_id(send, request_id))
+
+    async def dispatch(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The app, or /graphql's endpoint straight (what the router would call)."""
+        if self.graphql is None or not is_graphql_route(scope):
+            await self.app(scope, receive, send)
+            return
+        response = await self.graphql(Request(scope, receive, send))
+        await response(scope, receive, send)
+
+    async def check(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """An HTTP request whose request id is set (and which ``send`` tags): a public one
+        runs as it is, any other needs a live token and runs in its transaction."""
         if self.is_public(scope):
             await self.app(scope, receive, send)
             return
@@ -160,7 +194,7 @@ class PrincipalMiddleware:
         ):
             # A token resolved moments ago, a request refused for its text
             # (gateway/http/early.py): answered without taking a connection for it.
-            await self.app(scope, replay(body, receive), send)
+            await self.dispatch(scope, replay(body, receive), send)
             return
         await self.run(scope, replay(body, receive), send, token, body, hashed)
 
@@ -260,7 +294,7 @@ class PrincipalMiddleware:
                 if principal is not None:
                     scope["principal"] = principal
                     scope["db"] = conn
-                    await self.app(scope, receive, hold)
+                    await self.dispatch(scope, receive, hold)
         except DB_DOWN as error:
             log.warning("request %s: database unavailable: %r", request_id, error)
             await refuse(scope, send, 503, Code.DB_UNAVAILABLE, "The database is unavailable.")

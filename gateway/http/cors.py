@@ -1,7 +1,8 @@
 """CORS (issue 13, item 3): which browser apps on other origins may call the API. Starlette's
-middleware, outermost, so a preflight is answered before authentication (it carries no token)
-and every answer, a 401 included, carries the headers a browser needs to read it. The same
-origins may open the GraphQL WebSocket (gateway/http/subscriptions.py)."""
+rules, run by the edge (gateway/http/edge.py) before the principal check, so a preflight is
+answered before authentication (it carries no token) and every answer, a 401 included, carries
+the headers a browser needs to read it. The same origins may open the GraphQL WebSocket
+(gateway/http/subscriptions.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ import re
 
 import orjson
 from starlette.datastructures import Headers
-from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import Response
+from starlette.types import ASGIApp
 
 from gateway.settings import Settings
 from resolvers.common.errors import Code
@@ -39,10 +40,11 @@ class Cors(CORSMiddleware):
         return Response(orjson.dumps(body), 403, headers=headers, media_type="application/json")
 
 
-def cors_middleware(settings: Settings) -> Middleware:
-    """The middleware letting in the origins the settings name (none by default)."""
-    return Middleware(
-        Cors,
+def cors_for(settings: Settings, app: ASGIApp) -> Cors:
+    """The rules letting in the origins the settings name (none by default); the edge uses
+    its preflight answer and its ``send`` (what a simple request's answer carries)."""
+    return Cors(
+        app,
         allow_origins=settings.cors_origins,
         allow_origin_regex=settings.cors_origin_regex,
         allow_credentials=settings.cors_allow_credentials,

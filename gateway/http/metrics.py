@@ -1,4 +1,5 @@
-"""`/metrics` (Prometheus's text format) and the middleware that counts every request.
+"""`/metrics` (Prometheus's text format) and the route labels of the requests the edge counts
+(gateway/http/edge.py).
 
 `/metrics` is not public by default: it answers the bearer token set as
 ``SKILLMEM_METRICS_TOKEN``, or anyone when ``SKILLMEM_METRICS_PUBLIC`` is true; otherwise 403.
@@ -9,7 +10,6 @@ from __future__ import annotations
 
 import hmac
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from typing import cast
 
@@ -18,7 +18,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Match
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Scope
 
 from db.dreamer_queue import queue_job_counts
 from gateway.http.auth import bearer_token
@@ -57,34 +57,6 @@ def span_details(
         return f"{scope.get('method', 'WS')} {route}", {"http.route": route}
 
     return details
-
-
-class MetricsMiddleware:
-    """Counts every HTTP request by route, GraphQL operation and status, and times it."""
-
-    def __init__(self, app: ASGIApp, routes: list[BaseRoute]) -> None:
-        self.app = app
-        self.routes = routes
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        started = time.perf_counter()
-        status = 500
-
-        async def counted(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
-        try:
-            await self.app(scope, receive, counted)
-        finally:
-            route = route_label(self.routes, scope)
-            operation = scope.get("operation_label", metrics.NOT_GRAPHQL)
-            metrics.count_request(route, operation, str(status), time.perf_counter() - started)
 
 
 def allowed(request: Request, settings: Settings) -> bool:
