@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
 from starlette.types import Scope
 
 from gateway.http.graphql import PREPARED_KEY, DocumentCache
+from gateway.http.graphql_params import NOT_JSON, parsed_body
 from gateway.http.nul import nul_paths
 from resolvers.common.errors import Code
 
@@ -33,9 +33,8 @@ def refused_for_its_text(documents: DocumentCache | None, scope: Scope, body: by
     """Whether the endpoint will refuse this request for its body alone."""
     if documents is None or scope["path"] != "/graphql" or scope["method"] != "POST":
         return False
-    try:
-        raw = orjson.loads(body)
-    except orjson.JSONDecodeError:
+    raw = parsed_body(scope, body)  # kept for the endpoint
+    if raw is NOT_JSON:
         return True
     if not isinstance(raw, dict):
         return True

@@ -9,6 +9,7 @@ from typing import Any
 
 import orjson
 from starlette.requests import Request
+from starlette.types import Scope
 
 from gateway.http.persisted import asks_by_hash
 from gateway.http.responses import read_capped
@@ -22,6 +23,28 @@ MAX_BODY_BYTES = 1024 * 1024
 SAFE_METHODS = ("GET", "HEAD")
 # The URL parameters that make a GET an operation, never GraphiQL's page (text or hash).
 OPERATION_PARAMS = frozenset(("query", "extensions"))
+# Where a request's JSON body is kept once parsed (the edge reads it before the endpoint does).
+BODY_KEY = "skillmem.body"
+
+
+class NotJson:
+    """A body that is not JSON (what ``parsed_body`` keeps for it)."""
+
+
+NOT_JSON = NotJson()
+
+
+def parsed_body(scope: Scope, body: bytes) -> Any:
+    """``body`` (the request's whole body) as JSON, or NOT_JSON: parsed once a request, kept
+    in the scope for the layers after the first to ask."""
+    found = scope.get(BODY_KEY)
+    if found is None:
+        try:
+            found = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            found = NOT_JSON
+        scope[BODY_KEY] = found
+    return found
 
 
 def media_type(accept: str | None) -> str | None:
@@ -89,19 +112,21 @@ def url_params(request: Request) -> dict[str, Any]:
 
 
 async def body_params(request: Request) -> dict[str, Any]:
-    """The parameters of a POST request: its JSON body, capped."""
+    """The parameters of a POST request: its JSON body, capped (as the edge parsed it, when
+    it did)."""
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if content_type != JSON:
         message = f"Send the request body as {JSON}."
         raise Refusal(415, error_body(Code.GRAPHQL_PARSE_FAILED, message))
-    body = await read_capped(request, MAX_BODY_BYTES)
-    if body is None:
-        message = f"The request body is larger than {MAX_BODY_BYTES} bytes."
-        raise Refusal(413, error_body(Code.GRAPHQL_PARSE_FAILED, message))
-    try:
-        raw = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        raise bad_request("The request body is not JSON.") from None
+    raw = request.scope.get(BODY_KEY)
+    if raw is None:
+        body = await read_capped(request, MAX_BODY_BYTES)
+        if body is None:
+            message = f"The request body is larger than {MAX_BODY_BYTES} bytes."
+            raise Refusal(413, error_body(Code.GRAPHQL_PARSE_FAILED, message))
+        raw = parsed_body(request.scope, body)
+    if raw is NOT_JSON:
+        raise bad_request("The request body is not JSON.")
     if not isinstance(raw, dict):
         raise bad_request("The request body must be a JSON object.")
     return raw

@@ -14,12 +14,12 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qsl
 
-import orjson
 from graphql import FieldNode, OperationType
 from graphql.utilities import get_operation_ast
 from starlette.types import Scope
 
 from gateway.http.graphql import DocumentCache
+from gateway.http.graphql_params import parsed_body
 
 # Root fields that read and never write, in their whole subtree (records and their relations,
 # change logs and owners through the request's loaders; the caller's objects and workspace; a
@@ -47,10 +47,7 @@ READ_ONLY_FIELDS = frozenset(
 
 def _params(scope: Scope, body: bytes) -> dict[str, Any]:
     if scope["method"] == "POST":
-        try:
-            raw = orjson.loads(body)
-        except orjson.JSONDecodeError:
-            return {}
+        raw = parsed_body(scope, body)  # kept for the endpoint
         return raw if isinstance(raw, dict) else {}
     if scope["method"] == "GET":
         return dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
