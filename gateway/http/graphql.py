@@ -51,6 +51,7 @@ from gateway.http.graphql_params import MAX_BODY_BYTES as MAX_BODY_BYTES
 from gateway.http.graphql_params import OPERATION_PARAMS as OPERATION_PARAMS
 from gateway.http.nul import document_nul_paths, nul_paths, nul_problems, refuse_nul
 from gateway.http.persisted import Denial, persisted_documents
+from gateway.http.responses import raw_json_response
 from gateway.observe.metrics import operation_label
 from gateway.settings import Settings
 from resolvers.common.errors import Code
@@ -67,6 +68,11 @@ MAX_SOURCE_LENGTH = 100_000
 MAX_CACHED_LENGTH = 20_000
 # Where the edge leaves a document it prepared before the request's transaction: (text, result).
 PREPARED_KEY = "skillmem.prepared"
+# Each answer's media type as a raw content-type header.
+CONTENT_TYPES = {
+    kind: (b"content-type", f"{kind}; charset=utf-8".encode("latin-1"))
+    for kind in (GRAPHQL_RESPONSE, JSON)
+}
 # At most this many variable errors are listed.
 MAX_VARIABLE_ERRORS = 50
 # The parser's own limit errors; a plain syntax error may quote the client's text, so only
@@ -359,6 +365,8 @@ class GraphQLEndpoint:
     def reply(
         status: int, kind: str, body: dict[str, Any], headers: dict[str, str] | None = None
     ) -> Response:
+        if headers is None:
+            return raw_json_response(orjson.dumps(body), status, CONTENT_TYPES[kind])
         return Response(
             orjson.dumps(body),
             status_code=status,

@@ -19,8 +19,31 @@ JSON_LINES = ("application/x-ndjson", "application/jsonl", "application/json-lin
 CONTENT_LENGTH = re.compile(r"[0-9]{1,18}")
 
 
+# A JSON answer's content type, as a raw header.
+JSON_CONTENT_TYPE = (b"content-type", b"application/json")
+
+
+class RawResponse(Response):
+    """An answer whose raw headers are given prebuilt, in the order Starlette's own
+    ``Response`` lists them (no header mapping built and encoded for each answer)."""
+
+    def __init__(self, body: bytes, status: int, raw_headers: list[tuple[bytes, bytes]]) -> None:
+        self.body = body
+        self.status_code = status
+        self.raw_headers = raw_headers
+        self.background = None
+
+
+def raw_json_response(payload: bytes, status: int, content_type: tuple[bytes, bytes]) -> Response:
+    """``payload`` answered with ``status``, its length and ``content_type`` (a raw header),
+    as ``Response(payload, status, media_type=...)`` answers it."""
+    if status < 200 or status in (204, 304):
+        return Response(payload, status, media_type=content_type[1].decode("latin-1"))
+    return RawResponse(payload, status, [(b"content-length", b"%d" % len(payload)), content_type])
+
+
 def json_response(body: object, status: int = 200) -> Response:
-    return Response(orjson.dumps(body), status_code=status, media_type="application/json")
+    return raw_json_response(orjson.dumps(body), status, JSON_CONTENT_TYPE)
 
 
 def error_response(
