@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import re
+import types
+from collections.abc import Awaitable, Coroutine, Generator
+from typing import Any
 
 from starlette.types import Message, Receive
 
@@ -65,27 +68,78 @@ class BodyRefused(Exception):
         self.message = message
 
 
+class _Resumed:
+    """The rest of a coroutine already stepped once, awaited as if it had not been: the value it
+    yielded goes up to the task first, then it runs on as ``await`` would run it."""
+
+    def __init__(self, coroutine: Coroutine[Any, Any, Message], yielded: Any) -> None:
+        self.coroutine = coroutine
+        self.yielded = yielded
+
+    def __await__(self) -> Generator[Any, Any, Message]:
+        yielded = self.yielded
+        while True:
+            try:
+                sent = yield yielded
+            except GeneratorExit:
+                self.coroutine.close()
+                raise
+            except BaseException as error:  # a cancellation (the timeout's) goes in too
+                try:
+                    yielded = self.coroutine.throw(error)
+                except StopIteration as done:
+                    return done.value  # type: ignore[no-any-return]
+            else:
+                try:
+                    yielded = self.coroutine.send(sent)
+                except StopIteration as done:
+                    return done.value  # type: ignore[no-any-return]
+
+
+def received(receive: Receive) -> Message | Awaitable[Message]:
+    """The next message when ``receive`` has it already (a body all there: no timer needed),
+    else what to await for it. ``receive`` is stepped by hand, once: should it wait, the rest
+    of that same call is what is awaited (nothing is lost, nothing asked twice)."""
+    pending = receive()
+    if not isinstance(pending, types.CoroutineType):
+        return pending
+    try:
+        yielded = pending.send(None)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    return _Resumed(pending, yielded)
+
+
 async def read_body(receive: Receive, limit: int, seconds: float) -> bytes:
     """The whole body, or BodyRefused (413 past ``limit`` bytes, 408 past ``seconds``,
-    499 when the client disconnects)."""
+    499 when the client disconnects). The deadline's timer starts only once a message is not
+    there yet (nothing ran before that could take time): a body that arrived whole (most) is
+    read without one."""
     chunks: list[bytes] = []
     size = 0
-    try:
-        async with asyncio.timeout(seconds):
-            while True:
-                message = await receive()
-                if message["type"] == "http.disconnect":
-                    raise BodyRefused(499, "The client went away.")
-                chunk = message.get("body", b"")
-                size += len(chunk)
-                if size > limit:
-                    raise BodyRefused(413, f"The request body is larger than {limit} bytes.")
-                chunks.append(chunk)
-                if not message.get("more_body", False):
-                    return b"".join(chunks)
-    except TimeoutError:
-        message_text = f"The request body did not arrive within {seconds:g} s."
-        raise BodyRefused(408, message_text) from None
+    deadline: float | None = None
+    while True:
+        pending = received(receive)
+        if isinstance(pending, Awaitable):
+            if deadline is None:  # the first wait: the deadline counts from now
+                deadline = asyncio.get_running_loop().time() + seconds
+            try:
+                async with asyncio.timeout_at(deadline):
+                    message = await pending
+            except TimeoutError:
+                message_text = f"The request body did not arrive within {seconds:g} s."
+                raise BodyRefused(408, message_text) from None
+        else:
+            message = pending
+        if message["type"] == "http.disconnect":
+            raise BodyRefused(499, "The client went away.")
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise BodyRefused(413, f"The request body is larger than {limit} bytes.")
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
 
 
 def replay(body: bytes, receive: Receive) -> Receive:
