@@ -214,6 +214,8 @@ class GraphQLEndpoint:
         found = self.persisted.resolve(params.query or None, params.extensions, workspace)
         if isinstance(found, Denial):
             raise Refusal(found.status, found.body, found.headers)
+        if found.query == params.query and found.register == params.register:
+            return params  # its own text (most requests): no copy to make
         return replace(params, query=found.query, register=found.register)
 
     def operation(
