@@ -6,6 +6,8 @@ its deadline (the timer only when the body is not all there: body.received)."""
 from __future__ import annotations
 
 import asyncio
+import socket
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -24,6 +26,7 @@ from gateway.http.edge import Edge, vary_origin
 from gateway.http.graphql import MAX_BODY_BYTES
 from gateway.settings import Settings
 from tests.factories import bearer, codes
+from tests.gateway.server import serving_app
 from tests.gateway.test_observe import SCRAPER, requests, scrape
 
 APP = "http://localhost:5173"
@@ -325,3 +328,45 @@ def test_vary_gains_origin_in_one_header():
     two = [(b"vary", b"Accept"), (b"x", b"1"), (b"vary", b"Authorization")]
     vary_origin(two)
     assert two == [(b"vary", b"Accept, Authorization, Origin"), (b"x", b"1")]
+
+
+# --- under uvicorn: its receive, stepped by hand ------------------------------------------------
+
+
+def exchange(base_url: str, head: bytes, parts: list[bytes], pause: float) -> bytes:
+    """``head`` then each of ``parts`` on one socket, ``pause`` seconds apart; the answer."""
+    port = int(base_url.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(head)
+        for part in parts:
+            time.sleep(pause)
+            conn.sendall(part)
+        answer = b""
+        while b"\r\n\r\n" not in answer or not answer.endswith(b"}"):
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+    return answer
+
+
+def test_bodies_whole_split_or_stalled_under_uvicorn(dsn, ws):
+    head = (
+        b"POST /graphql HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+        b"Authorization: Bearer " + ws.tokens["member"].encode() + b"\r\n"
+        b"X-Request-Id: slow-1\r\nContent-Length: " + str(len(ME)).encode() + b"\r\n\r\n"
+    )
+    with serving_app(dsn, body_read_timeout=0.5) as (base_url, _):
+        whole = exchange(base_url, head + ME, [], 0)
+        split = exchange(base_url, head, [ME[:10], ME[10:]], 0.1)
+        started = time.monotonic()
+        stalled = exchange(base_url, head, [ME[:10]], 0)
+        waited = time.monotonic() - started
+    for answer in (whole, split):
+        assert answer.startswith(b"HTTP/1.1 200"), answer
+        assert b'"me":{"name"' in answer
+    assert stalled.startswith(b"HTTP/1.1 408"), stalled
+    assert b"x-request-id: slow-1" in stalled.lower()
+    assert b"GRAPHQL_PARSE_FAILED" in stalled
+    assert b"did not arrive within 0.5" in stalled  # plus the declared length's allowance
+    assert 0.4 <= waited < 5.0
