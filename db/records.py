@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -13,6 +14,8 @@ import asyncpg
 from db.sql import queries
 
 Q = queries("records")
+# A uuid as PostgreSQL writes it in JSON (uuid_out, json and jsonb alike): lowercase 8-4-4-4-12.
+_CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +52,11 @@ class RecordRow:
     # (attribute, record) pairs of readable relations; None when they were not fetched.
     relations: list[tuple[str, RelatedRow]] | None = None
 
+    @property
+    def id_hex(self) -> str:
+        """The id's 32 lowercase hex digits (``UUID.hex``), as global ids spell it."""
+        return self.id.hex
+
 
 class RelatedRow:
     """A record a page's record points to, as the page's JSON gave it: each column is
@@ -75,6 +83,16 @@ class RelatedRow:
     @property
     def id(self) -> UUID:
         return UUID(self.item["id"])
+
+    @property
+    def id_hex(self) -> str:
+        """``self.id.hex`` read from the text without making a UUID (a page makes a global id
+        of most related records); text in any other form is parsed, and refused as UUID()
+        refuses it, never turned into another id."""
+        text: str = self.item["id"]
+        if type(text) is str and _CANONICAL_UUID.fullmatch(text):
+            return text.replace("-", "")
+        return UUID(text).hex
 
     @property
     def seq(self) -> int:
