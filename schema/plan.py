@@ -129,12 +129,19 @@ def list_of(inner: Complete) -> Complete:
 
 def object_of(fields: tuple[PlannedField, ...]) -> Complete:
     """An object: each selected field read and completed, in the order of the selection."""
+    plain: set[type] = set()  # the kinds of value met that are no error, coroutine, Undefined…
 
     def complete(value: Any) -> Any:
         if value is None:
             return None
-        if _suspect(value):
+        kind = type(value)
+        if kind in plain:  # a kind's checks once; an ``__await__`` of its own on each value
+            if hasattr(value, "__await__"):
+                _refuse(value)
+        elif _suspect(value):
             _refuse(value)
+        elif not issubclass(kind, _NOT_PLAIN):
+            plain.add(kind)
         return {key: done(read(value)) for key, read, done in fields}
 
     return complete
@@ -190,6 +197,7 @@ def list_of_objects(fields: tuple[PlannedField, ...], required: bool) -> Complet
         return list_of(each)
     make = _dicts_of(tuple(key for key, _read, _done in fields))
     columns = tuple(_column(read, done) for _key, read, done in fields)
+    plain: set[type] = set()  # the kinds of item met that are no error, coroutine, None…
 
     def complete(value: Any) -> Any:
         if value is None:
@@ -197,13 +205,22 @@ def list_of_objects(fields: tuple[PlannedField, ...], required: bool) -> Complet
         if not isinstance(value, LISTS):
             _refuse(value)
         kinds = set(map(type, value))
-        if any(issubclass(kind, _NOT_PLAIN) for kind in kinds) or any(
-            map(hasattr, value, repeat("__await__"))
-        ):
+        if not _plain_kinds(kinds, plain) or any(map(hasattr, value, repeat("__await__"))):
             return [each(item) for item in value]
         return make(*[column(value) for column in columns])
 
     return complete
+
+
+def _plain_kinds(kinds: set[type], plain: set[type]) -> bool:
+    """Whether no value of these kinds is an error, a coroutine, a generator, Undefined or
+    None (``plain``: those known so far, added to)."""
+    if kinds <= plain:
+        return True
+    if any(issubclass(kind, _NOT_PLAIN) for kind in kinds):
+        return False
+    plain |= kinds
+    return True
 
 
 def constant(value: Any) -> Read:

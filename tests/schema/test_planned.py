@@ -330,3 +330,38 @@ def test_a_list_of_objects_with_the_unexpected_gets_graphql_cores_errors(
     assert plain == planned
     clean = "size ok" in query  # coerced leaves: no error
     assert (b'"errors":[]' in plain) is clean, plain
+
+
+def _awaitable_person() -> Person:
+    person = Person("a")
+    person.__await__ = lambda: iter(())  # type: ignore[attr-defined]  # graphql-core awaits it
+    return person
+
+
+OWNERS = "{ items { id owner { name friends { name } } } maybeItems { owner { name } } }"
+
+
+def test_what_a_kind_was_found_to_be_does_not_hide_an_awaitable_or_an_error_later():
+    """The checks of a kind of value are made once a plan; an ``__await__`` of a value's own,
+    an error or None where it is not allowed are still found on the next requests."""
+    plans: Plans = {}
+    queries = [
+        OWNERS,
+        "{ item { owner { name } } }",
+        "{ items { id name } maybeItems { id } }",
+    ]
+    for query in queries:
+        items = [Item(owner=Person("a")), Item(owner=Person("b"))]
+        plain, planned = run_both(
+            query, {"items": items, "item": items[0], "maybeItems": items}, None, plans
+        )
+        assert plain == planned and b'"errors":[]' in plain
+    for broken in (_awaitable_person(), ValueError("boom")):
+        for query in queries[:2]:
+            items = [Item(owner=Person("a")), Item(owner=broken)]
+            root = {"items": items, "item": items[1], "maybeItems": items}
+            plain, planned = run_both(query, root, None, plans)
+            assert plain == planned and b'"errors":[]' not in plain, query
+    items = [Item(), _awaitable_item()]
+    plain, planned = run_both(queries[2], {"items": items, "maybeItems": items}, None, plans)
+    assert plain == planned and b'"errors":[]' not in plain
