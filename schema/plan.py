@@ -57,6 +57,9 @@ UNCHANGED: dict[Callable[..., Any], type] = {
 # Of a leaf's completer: the types of the values it gives back unchanged (a column of values
 # all of these types is its own answer).
 _UNCHANGED_BY: WeakKeyDictionary[Complete, frozenset[type]] = WeakKeyDictionary()
+# Of an object's completer (``object_of``, or ``non_null`` of one): its fields and whether it
+# is non-null, so that a column of such objects is completed as a list of them.
+_OBJECTS: WeakKeyDictionary[Complete, tuple[tuple[PlannedField, ...], bool]] = WeakKeyDictionary()
 # A type none of whose instances graphql-core takes for an error or an awaitable, save one
 # with an ``__await__`` of its own (looked for on each value).
 _NOT_PLAIN = (Exception, CoroutineType, GeneratorType, type(Undefined), NoneType)
@@ -111,6 +114,9 @@ def non_null(inner: Complete) -> Complete:
             raise Unplanned
         return out
 
+    of_object = _OBJECTS.get(inner)
+    if of_object is not None:
+        _OBJECTS[complete] = (of_object[0], True)
     return complete
 
 
@@ -144,18 +150,23 @@ def object_of(fields: tuple[PlannedField, ...]) -> Complete:
             plain.add(kind)
         return {key: done(read(value)) for key, read, done in fields}
 
+    _OBJECTS[complete] = (fields, False)
     return complete
 
 
 def _column(read: Read, done: Complete) -> Callable[[Sequence[Any]], list[Any]]:
     """One field of every object of a list: read, then completed (unless every value is one its
-    leaf gives back unchanged)."""
+    leaf gives back unchanged); a column of objects as a list of objects, field by field."""
     unchanged = _UNCHANGED_BY.get(done)
+    of_objects = _OBJECTS.get(done)
+    objects = list_of_objects(*of_objects) if of_objects is not None else None
 
     def complete(values: Sequence[Any]) -> list[Any]:
         column = list(map(read, values))
         if unchanged is not None and set(map(type, column)) <= unchanged:
             return column
+        if objects is not None:
+            return objects(column)  # type: ignore[no-any-return]
         return list(map(done, column))
 
     return complete
@@ -189,8 +200,9 @@ def _dicts_of(keys: tuple[str, ...]) -> Callable[..., list[dict[str, Any]]]:
 def list_of_objects(fields: tuple[PlannedField, ...], required: bool) -> Complete:
     """A list of objects (non-null ones when ``required``), field by field over the whole
     list: what ``list_of(non_null(object_of(fields)))`` (or without ``non_null``) gives, with
-    each field's reads and checks made for the whole column at once. A list holding anything
-    but plain objects (None, an error, an awaitable) is completed item by item."""
+    each field's reads and checks made for the whole column at once (a None item of a list of
+    nullable objects stays None). A list holding anything but plain objects (an error, an
+    awaitable; None where items are non-null) is completed item by item."""
     one = object_of(fields)
     each = non_null(one) if required else one
     if not fields:  # every field skipped: an empty object an item (no column to zip)
@@ -199,15 +211,24 @@ def list_of_objects(fields: tuple[PlannedField, ...], required: bool) -> Complet
     columns = tuple(_column(read, done) for _key, read, done in fields)
     plain: set[type] = set()  # the kinds of item met that are no error, coroutine, None…
 
+    def objects(items: Sequence[Any]) -> list[dict[str, Any]]:
+        return make(*[column(items) for column in columns])
+
     def complete(value: Any) -> Any:
         if value is None:
             return None
         if not isinstance(value, LISTS):
             _refuse(value)
         kinds = set(map(type, value))
+        if not required and NoneType in kinds:
+            kinds.discard(NoneType)
+            if not _plain_kinds(kinds, plain) or any(map(hasattr, value, repeat("__await__"))):
+                return [each(item) for item in value]
+            done = iter(objects([item for item in value if item is not None]))
+            return [None if item is None else next(done) for item in value]
         if not _plain_kinds(kinds, plain) or any(map(hasattr, value, repeat("__await__"))):
             return [each(item) for item in value]
-        return make(*[column(value) for column in columns])
+        return objects(value)
 
     return complete
 

@@ -341,6 +341,29 @@ def _awaitable_person() -> Person:
 OWNERS = "{ items { id owner { name friends { name } } } maybeItems { owner { name } } }"
 
 
+@pytest.mark.parametrize(
+    ("owners", "clean"),
+    [
+        ([Person("a"), None, Person("b", [Person("c"), Person("d")])], True),  # None stays null
+        ([None, None], True),
+        ([Person("a"), Person(None)], False),  # None at non-null below: the owner is null
+        ([Person("a"), ValueError("an exception as an object")], False),
+        ([Person("a"), _awaitable_person()], False),  # an awaitable object
+        ([None, _awaitable_person()], False),  # the same among nulls
+        ([None, ValueError("an exception among nulls")], False),
+        ([Person("a", [Person("b"), None])], False),  # None where a friend is non-null
+        ([Person("a", "not a list")], False),  # type: ignore[arg-type]
+    ],
+)
+def test_a_column_of_objects_is_completed_as_a_list_as_graphql_core_does(
+    owners: list[Any], clean: bool
+):
+    items = [Item(id=str(i), owner=owner) for i, owner in enumerate(owners)]
+    plain, planned = run_both(OWNERS, {"items": items, "maybeItems": items})
+    assert plain == planned
+    assert (b'"errors":[]' in plain) is clean, plain
+
+
 def test_what_a_kind_was_found_to_be_does_not_hide_an_awaitable_or_an_error_later():
     """The checks of a kind of value are made once a plan; an ``__await__`` of a value's own,
     an error or None where it is not allowed are still found on the next requests."""
