@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from inspect import iscoroutine
+from inspect import CO_VARARGS, CO_VARKEYWORDS, iscoroutine
 from itertools import repeat
 from types import CoroutineType, GeneratorType, NoneType
 from typing import Any, NoReturn
@@ -102,7 +102,21 @@ def leaf(type_: GraphQLLeafType, required: bool = False) -> Complete:
 
     if unchanged is not None:
         _UNCHANGED_BY[complete] = frozenset((unchanged,) if required else (unchanged, NoneType))
+    elif _gives_back(coerce):  # JSON: every common leaf is its own answer
+        _UNCHANGED_BY[complete] = COMMON_LEAVES if required else COMMON_LEAVES | {NoneType}
     return complete
+
+
+def _gives_back(serialise: Callable[..., Any]) -> bool:
+    """Whether a serialiser is a function of one argument that returns it unchanged, as
+    Strawberry's JSON scalar's ``lambda v: v`` (the same bytecode as ``identity``)."""
+    code = getattr(serialise, "__code__", None)
+    return (
+        code is not None
+        and code.co_code == identity.__code__.co_code
+        and code.co_argcount == 1
+        and not code.co_flags & (CO_VARARGS | CO_VARKEYWORDS)
+    )
 
 
 def non_null(inner: Complete) -> Complete:

@@ -19,6 +19,7 @@ import pytest
 from graphql import GraphQLEnumType, GraphQLObjectType, build_schema, execute, parse
 
 from schema.direct import DIRECT, Direct
+from schema.plan import _gives_back
 from schema.planned import PlannedExecutor, Plans
 
 SDL = """
@@ -388,3 +389,32 @@ def test_what_a_kind_was_found_to_be_does_not_hide_an_awaitable_or_an_error_late
     items = [Item(), _awaitable_item()]
     plain, planned = run_both(queries[2], {"items": items, "maybeItems": items}, None, plans)
     assert plain == planned and b'"errors":[]' not in plain
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [{"a": 1}, [1, "b"], "c", 2, 2.5, True, None],  # each its own answer
+        [{"a": 1}, ValueError("an exception as a value")],
+        [{"a": 1}, Color.RED],  # not a common leaf: serialised as graphql-core does
+    ],
+)
+def test_a_column_of_json_is_its_own_answer_when_each_value_is_a_common_leaf(values: list[Any]):
+    items = [Item(id=str(i), data=value) for i, value in enumerate(values)]
+    plain, planned = run_both("{ items { id data } }", {"items": items})
+    assert plain == planned
+    assert (b'"errors":[]' in plain) is all(not isinstance(v, Exception) for v in values)
+
+
+def test_only_a_serialiser_that_gives_back_its_argument_is_taken_for_one():
+    assert _gives_back(SCHEMA.type_map["JSON"].coerce_output_value)  # type: ignore[union-attr]
+    assert _gives_back(lambda v: v)
+    for serialiser in [
+        lambda v: v + 1,
+        lambda *v: v,
+        lambda v, w=1: v,
+        lambda v: str(v),
+        SCHEMA.type_map["String"].coerce_output_value,  # type: ignore[union-attr]
+        str,
+    ]:
+        assert not _gives_back(serialiser)
