@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -12,10 +11,9 @@ from uuid import UUID
 import asyncpg
 
 from db.sql import queries
+from db.uuids import hex_of
 
 Q = queries("records")
-# A uuid as PostgreSQL writes it in JSON (uuid_out, json and jsonb alike): lowercase 8-4-4-4-12.
-_CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,8 +51,7 @@ class RecordRow:
     relations: list[tuple[str, RelatedRow]] | None = None
 
     @property
-    def id_hex(self) -> str:
-        """The id's 32 lowercase hex digits (``UUID.hex``), as global ids spell it."""
+    def id_hex(self) -> str:  # as global ids spell it
         return self.id.hex
 
 
@@ -86,13 +83,7 @@ class RelatedRow:
 
     @property
     def id_hex(self) -> str:
-        """``self.id.hex`` read from the text without making a UUID (a page makes a global id
-        of most related records); text in any other form is parsed, and refused as UUID()
-        refuses it, never turned into another id."""
-        text: str = self.item["id"]
-        if type(text) is str and _CANONICAL_UUID.fullmatch(text):
-            return text.replace("-", "")
-        return UUID(text).hex
+        return hex_of(self.item["id"])
 
     @property
     def seq(self) -> int:

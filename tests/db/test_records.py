@@ -114,5 +114,5 @@ async def test_an_id_as_postgresql_writes_it_in_json_is_read_without_parsing(
     def parsed(*_args: object) -> None:
         raise AssertionError("a canonical id was parsed")
 
-    monkeypatch.setattr("db.records.UUID", parsed)
+    monkeypatch.setattr("db.uuids.UUID", parsed)
     assert row.id_hex == value.hex
