@@ -16,7 +16,10 @@ safe; a coroutine met on the way is closed before giving up, never left unawaite
 
 A list of plain objects is completed a field at a time over the whole list (``list_of_objects``:
 one reader call a value, a column's types checked at once, the dicts made by one
-comprehension); a list holding anything else is completed item by item, as a lone object is.
+comprehension), and so is a field of objects over such a list (a column of objects: a page's
+nodes, each node's relation); a list holding anything else is completed item by item, as a lone
+object is. What a kind of value is (an error, a coroutine, Undefined) is checked once a plan; an
+``__await__`` of a value's own is looked for on each value, as graphql-core does.
 
 An object with fields that are not plain (I/O, ``info``) is ``Mixed``: its plain fields are
 read by their completers and graphql-core executes the others, as it would have.
