@@ -11,6 +11,7 @@ from uuid import UUID
 import asyncpg
 
 from db.sql import queries
+from db.uuids import hex_of
 
 Q = queries("records")
 
@@ -49,6 +50,10 @@ class RecordRow:
     # (attribute, record) pairs of readable relations; None when they were not fetched.
     relations: list[tuple[str, RelatedRow]] | None = None
 
+    @property
+    def id_hex(self) -> str:  # as global ids spell it
+        return self.id.hex
+
 
 class RelatedRow:
     """A record a page's record points to, as the page's JSON gave it: each column is
@@ -75,6 +80,10 @@ class RelatedRow:
     @property
     def id(self) -> UUID:
         return UUID(self.item["id"])
+
+    @property
+    def id_hex(self) -> str:
+        return hex_of(self.item["id"])
 
     @property
     def seq(self) -> int:

@@ -20,6 +20,7 @@ from typing import Any
 from graphql import GraphQLObjectType, GraphQLSchema
 from strawberry.schema.config import StrawberryConfig
 from strawberry.schema.schema_converter import GraphQLCoreConverter
+from strawberry.types.base import StrawberryMaybe, StrawberryOptional
 from strawberry.types.field import StrawberryField
 
 # Argument types that reach a resolver exactly as graphql-core coerced them.
@@ -39,7 +40,17 @@ class Direct:
     names: dict[str, str]
 
 
+def _nullable(annotation: Any) -> bool:
+    """An optional argument whose null reaches the resolver as None (Strawberry's conversion
+    of None to any optional type but ``Maybe``, which wraps it)."""
+    return isinstance(annotation, StrawberryOptional) and not isinstance(
+        annotation, StrawberryMaybe
+    )
+
+
 def _plain(annotation: Any) -> bool:
+    if _nullable(annotation):  # `int | None` as Strawberry resolves it
+        return _plain(annotation.of_type)
     options = getattr(annotation, "__args__", None) if annotation is not None else None
     if options and type(None) in options:
         return all(o in PLAIN_ARGUMENTS or o is type(None) for o in options)
@@ -94,12 +105,11 @@ def _async_direct(
         return None
     if len(parameters) != len(field.arguments) + 2:
         return None  # root or parent asked for: Strawberry provides them
-    plain = {
-        config.name_converter.from_argument(a): a.python_name
-        for a in field.arguments
-        if _plain(a.type_annotation.resolve())
-    }
-    return AsyncDirect(func, plain, info.name, field, config.info_class, config, scalars)
+    names = {a.python_name: config.name_converter.from_argument(a) for a in field.arguments}
+    resolved = {a.python_name: a.type_annotation.resolve() for a in field.arguments}
+    plain = {names[python]: python for python, type_ in resolved.items() if _plain(type_)}
+    nullable = {names[python]: python for python, type_ in resolved.items() if _nullable(type_)}
+    return AsyncDirect(func, plain, nullable, info.name, field, config.info_class, config, scalars)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +120,8 @@ class AsyncDirect:
 
     func: Callable[..., Any]
     plain: dict[str, str]
+    # Optional arguments (not ``Maybe``) whose null is passed as None, whatever their type.
+    nullable: dict[str, str]
     info_name: str
     field: StrawberryField
     info_class: Any
@@ -117,17 +129,35 @@ class AsyncDirect:
     config: StrawberryConfig
     scalars: Mapping[object, Any]
 
+    def arguments(self, values: dict[str, Any]) -> dict[str, Any] | None:
+        """The resolver's keyword arguments from graphql-core's coerced ``values`` when each
+        is plain or a null (what Strawberry's conversion gives them), else None: Strawberry
+        converts them (input objects, enums, IDs)."""
+        plain = self.plain
+        if values.keys() <= plain.keys():
+            return {plain[name]: value for name, value in values.items()}
+        nullable = self.nullable
+        arguments = {}
+        for name, value in values.items():
+            if name in plain:
+                arguments[plain[name]] = value
+            elif value is None and name in nullable:
+                arguments[nullable[name]] = None
+            else:
+                return None
+        return arguments
+
     def resolver(self, strawberry_resolve: Callable[..., Any]) -> Callable[..., Any]:
-        """The field's resolver: direct when every argument given is plain, else
+        """The field's resolver: direct when every argument given is plain or null, else
         Strawberry's own (it converts input objects, enums and IDs)."""
-        func, plain, info_name = self.func, self.plain, self.info_name
+        func, info_name, direct = self.func, self.info_name, self.arguments
         field, info_class = self.field, self.info_class
 
         # Positional only: an argument may be named `source` or `info`.
         def resolve(source: Any, info: Any, /, **kwargs: Any) -> Any:
-            if not kwargs.keys() <= plain.keys():
+            arguments = direct(kwargs)
+            if arguments is None:
                 return strawberry_resolve(source, info, **kwargs)
-            arguments = {plain[name]: value for name, value in kwargs.items()}
             arguments[info_name] = info_class(_raw_info=info, _field=field)
             return func(source, **arguments)
 

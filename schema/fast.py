@@ -118,13 +118,14 @@ def _has_variable(value: ValueNode) -> bool:
 
 
 def _python_arguments(direct: AsyncDirect, values: dict[str, Any], info: Any) -> dict[str, Any]:
-    """The resolver's keyword arguments, as the field's resolver makes them: plain ones as
-    graphql-core coerced them, else by Strawberry's own conversion (input objects, enums, IDs;
-    what ``get_arguments`` in its schema converter does). Raises what the conversion raises:
-    the field's error, as when Strawberry converts them inside the resolver."""
-    plain = direct.plain
-    if values.keys() <= plain.keys():
-        return {plain[name]: value for name, value in values.items()}
+    """The resolver's keyword arguments, as the field's resolver makes them: plain ones and
+    nulls as graphql-core coerced them, else by Strawberry's own conversion (input objects,
+    enums, IDs; what ``get_arguments`` in its schema converter does). Raises what the
+    conversion raises: the field's error, as when Strawberry converts them inside the
+    resolver."""
+    arguments = direct.arguments(values)
+    if arguments is not None:
+        return arguments
     return convert_arguments(
         values,
         direct.field.arguments,

@@ -16,7 +16,10 @@ safe; a coroutine met on the way is closed before giving up, never left unawaite
 
 A list of plain objects is completed a field at a time over the whole list (``list_of_objects``:
 one reader call a value, a column's types checked at once, the dicts made by one
-comprehension); a list holding anything else is completed item by item, as a lone object is.
+comprehension), and so is a field of objects over such a list (a column of objects: a page's
+nodes, each node's relation); a list holding anything else is completed item by item, as a lone
+object is. What a kind of value is (an error, a coroutine, Undefined) is checked once a plan; an
+``__await__`` of a value's own is looked for on each value, as graphql-core does.
 
 An object with fields that are not plain (I/O, ``info``) is ``Mixed``: its plain fields are
 read by their completers and graphql-core executes the others, as it would have.
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from inspect import iscoroutine
+from inspect import CO_VARARGS, CO_VARKEYWORDS, iscoroutine
 from itertools import repeat
 from types import CoroutineType, GeneratorType, NoneType
 from typing import Any, NoReturn
@@ -57,6 +60,9 @@ UNCHANGED: dict[Callable[..., Any], type] = {
 # Of a leaf's completer: the types of the values it gives back unchanged (a column of values
 # all of these types is its own answer).
 _UNCHANGED_BY: WeakKeyDictionary[Complete, frozenset[type]] = WeakKeyDictionary()
+# Of an object's completer (``object_of``, or ``non_null`` of one): its fields and whether it
+# is non-null, so that a column of such objects is completed as a list of them.
+_OBJECTS: WeakKeyDictionary[Complete, tuple[tuple[PlannedField, ...], bool]] = WeakKeyDictionary()
 # A type none of whose instances graphql-core takes for an error or an awaitable, save one
 # with an ``__await__`` of its own (looked for on each value).
 _NOT_PLAIN = (Exception, CoroutineType, GeneratorType, type(Undefined), NoneType)
@@ -99,7 +105,21 @@ def leaf(type_: GraphQLLeafType, required: bool = False) -> Complete:
 
     if unchanged is not None:
         _UNCHANGED_BY[complete] = frozenset((unchanged,) if required else (unchanged, NoneType))
+    elif _gives_back(coerce):  # JSON: every common leaf is its own answer
+        _UNCHANGED_BY[complete] = COMMON_LEAVES if required else COMMON_LEAVES | {NoneType}
     return complete
+
+
+def _gives_back(serialise: Callable[..., Any]) -> bool:
+    """Whether a serialiser is a function of one argument that returns it unchanged, as
+    Strawberry's JSON scalar's ``lambda v: v`` (the same bytecode as ``identity``)."""
+    code = getattr(serialise, "__code__", None)
+    return (
+        code is not None
+        and code.co_code == identity.__code__.co_code
+        and code.co_argcount == 1
+        and not code.co_flags & (CO_VARARGS | CO_VARKEYWORDS)
+    )
 
 
 def non_null(inner: Complete) -> Complete:
@@ -111,6 +131,9 @@ def non_null(inner: Complete) -> Complete:
             raise Unplanned
         return out
 
+    of_object = _OBJECTS.get(inner)
+    if of_object is not None:
+        _OBJECTS[complete] = (of_object[0], True)
     return complete
 
 
@@ -129,26 +152,38 @@ def list_of(inner: Complete) -> Complete:
 
 def object_of(fields: tuple[PlannedField, ...]) -> Complete:
     """An object: each selected field read and completed, in the order of the selection."""
+    plain: set[type] = set()  # the kinds of value met that are no error, coroutine, Undefined…
 
     def complete(value: Any) -> Any:
         if value is None:
             return None
-        if _suspect(value):
+        kind = type(value)
+        if kind in plain:  # a kind's checks once; an ``__await__`` of its own on each value
+            if hasattr(value, "__await__"):
+                _refuse(value)
+        elif _suspect(value):
             _refuse(value)
+        elif not issubclass(kind, _NOT_PLAIN):
+            plain.add(kind)
         return {key: done(read(value)) for key, read, done in fields}
 
+    _OBJECTS[complete] = (fields, False)
     return complete
 
 
 def _column(read: Read, done: Complete) -> Callable[[Sequence[Any]], list[Any]]:
     """One field of every object of a list: read, then completed (unless every value is one its
-    leaf gives back unchanged)."""
+    leaf gives back unchanged); a column of objects as a list of objects, field by field."""
     unchanged = _UNCHANGED_BY.get(done)
+    of_objects = _OBJECTS.get(done)
+    objects = list_of_objects(*of_objects) if of_objects is not None else None
 
     def complete(values: Sequence[Any]) -> list[Any]:
         column = list(map(read, values))
         if unchanged is not None and set(map(type, column)) <= unchanged:
             return column
+        if objects is not None:
+            return objects(column)  # type: ignore[no-any-return]
         return list(map(done, column))
 
     return complete
@@ -182,14 +217,19 @@ def _dicts_of(keys: tuple[str, ...]) -> Callable[..., list[dict[str, Any]]]:
 def list_of_objects(fields: tuple[PlannedField, ...], required: bool) -> Complete:
     """A list of objects (non-null ones when ``required``), field by field over the whole
     list: what ``list_of(non_null(object_of(fields)))`` (or without ``non_null``) gives, with
-    each field's reads and checks made for the whole column at once. A list holding anything
-    but plain objects (None, an error, an awaitable) is completed item by item."""
+    each field's reads and checks made for the whole column at once (a None item of a list of
+    nullable objects stays None). A list holding anything but plain objects (an error, an
+    awaitable; None where items are non-null) is completed item by item."""
     one = object_of(fields)
     each = non_null(one) if required else one
     if not fields:  # every field skipped: an empty object an item (no column to zip)
         return list_of(each)
     make = _dicts_of(tuple(key for key, _read, _done in fields))
     columns = tuple(_column(read, done) for _key, read, done in fields)
+    plain: set[type] = set()  # the kinds of item met that are no error, coroutine, None…
+
+    def objects(items: Sequence[Any]) -> list[dict[str, Any]]:
+        return make(*[column(items) for column in columns])
 
     def complete(value: Any) -> Any:
         if value is None:
@@ -197,13 +237,28 @@ def list_of_objects(fields: tuple[PlannedField, ...], required: bool) -> Complet
         if not isinstance(value, LISTS):
             _refuse(value)
         kinds = set(map(type, value))
-        if any(issubclass(kind, _NOT_PLAIN) for kind in kinds) or any(
-            map(hasattr, value, repeat("__await__"))
-        ):
+        if not required and NoneType in kinds:
+            kinds.discard(NoneType)
+            if not _plain_kinds(kinds, plain) or any(map(hasattr, value, repeat("__await__"))):
+                return [each(item) for item in value]
+            done = iter(objects([item for item in value if item is not None]))
+            return [None if item is None else next(done) for item in value]
+        if not _plain_kinds(kinds, plain) or any(map(hasattr, value, repeat("__await__"))):
             return [each(item) for item in value]
-        return make(*[column(value) for column in columns])
+        return objects(value)
 
     return complete
+
+
+def _plain_kinds(kinds: set[type], plain: set[type]) -> bool:
+    """Whether no value of these kinds is an error, a coroutine, a generator, Undefined or
+    None (``plain``: those known so far, added to)."""
+    if kinds <= plain:
+        return True
+    if any(issubclass(kind, _NOT_PLAIN) for kind in kinds):
+        return False
+    plain |= kinds
+    return True
 
 
 def constant(value: Any) -> Read:

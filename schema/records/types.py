@@ -140,7 +140,7 @@ class Record:
 
     @strawberry.field
     def id(self) -> strawberry.ID:
-        return strawberry.ID(ids.encode("Record", self.workspace_id, self.row.id))
+        return strawberry.ID(ids.encode_hex("Record", self.workspace_id, self.row.id_hex))
 
     @strawberry.field(description="The slug of the record's object.")
     def object(self) -> str:

@@ -303,3 +303,30 @@ def test_errors_answer_alike(servers: Servers, checks: Checks):
     ], codes
     # The resolvers' errors after their plans were made, by graphql-core from the outcome.
     assert FAST.replayed == 2 * 4 and FAST.answered >= 4, FAST  # each sent twice
+
+
+# Nulls and optional plain arguments reach the resolver as graphql-core coerced them, on the
+# fast path and directly (schema/direct.py), as Strawberry's conversion would give them.
+RECORDS_NULLS = (
+    '{ records(object: "contacts", first: null, after: null, filter: null) '
+    "{ edges { cursor node { id label } } } }"
+)
+RECORDS_OPTIONAL = (
+    "query($first: Int, $after: String, $filter: RecordFilter) "
+    '{ records(object: "contacts", first: $first, after: $after, filter: $filter) '
+    "{ edges { cursor node { id label } } } }"
+)
+
+
+def test_null_and_optional_arguments_answer_alike(servers: Servers, checks: Checks):
+    first, _ = servers.both({"query": RECORDS_OPTIONAL, "variables": {"first": 2}})
+    after = first.json()["data"]["records"]["edges"][-1]["cursor"]
+    for body in [
+        {"query": RECORDS_NULLS},
+        {"query": RECORDS_OPTIONAL, "variables": {"first": None, "filter": None}},
+        {"query": RECORDS_OPTIONAL, "variables": {"first": 1, "after": after}},
+        {"query": RECORDS_OPTIONAL, "variables": {"after": None, "filter": {"labelContains": "a"}}},
+    ]:
+        plain, _ = servers.both(body)
+        assert plain.status_code == 200 and "errors" not in plain.json(), plain.json()
+    assert FAST.answered >= 4, FAST

@@ -1,6 +1,10 @@
 """Plain fields bypass Strawberry's per-field wrapper (schema/direct.py); the rest keep it."""
 
-from schema.direct import DIRECT
+from typing import Any
+
+from strawberry.types.arguments import convert_arguments
+
+from schema.direct import ASYNC_DIRECT, DIRECT, AsyncDirect
 from schema.schema import schema
 
 
@@ -44,3 +48,52 @@ def test_fields_that_need_strawberry_keep_it():
         ("Subscription", "memoryUpdated"),  # a subscription
     ]:
         assert resolver_module(type_name, field) != "schema.direct", (type_name, field)
+
+
+def async_direct(type_name: str, field: str) -> AsyncDirect:
+    gql_field = schema._schema.type_map[type_name].fields[field]  # type: ignore[union-attr]
+    found = (gql_field.extensions or {})[ASYNC_DIRECT]
+    assert isinstance(found, AsyncDirect)
+    return found
+
+
+def strawberry_converts(direct: AsyncDirect, values: dict[str, Any]) -> dict[str, Any]:
+    return convert_arguments(
+        values, direct.field.arguments, scalar_registry=direct.scalars, config=direct.config
+    )
+
+
+def test_optional_plain_arguments_and_nulls_are_passed_as_coerced():
+    """`first: Int` (an `int | None`) is plain; a null for any optional argument is None; an
+    input object still goes through Strawberry."""
+    records = async_direct("Query", "records")
+    assert records.plain == {"object": "object", "first": "first", "after": "after"}
+    assert set(records.nullable) == {"first", "after", "filter"}
+    for values in [
+        {"object": "contacts", "first": 20},
+        {"object": "contacts", "first": None, "after": None},
+        {"object": "contacts", "filter": None},
+        {"object": "contacts", "first": 3, "after": "x", "filter": None},
+    ]:
+        assert records.arguments(values) == strawberry_converts(records, values)
+    assert records.arguments({"object": "contacts", "filter": {"labelContains": "a"}}) is None
+
+
+def test_every_async_direct_fields_plain_arguments_convert_as_strawberry_does():
+    samples: dict[type, Any] = {str: "x", int: 3, float: 1.5, bool: True}
+    checked = 0
+    for type_ in schema._schema.type_map.values():
+        for gql_field in getattr(type_, "fields", {}).values() if hasattr(type_, "fields") else ():
+            direct = (gql_field.extensions or {}).get(ASYNC_DIRECT)
+            if not isinstance(direct, AsyncDirect):
+                continue
+            values: dict[str, Any] = {name: None for name in direct.nullable}
+            for argument in direct.field.arguments:
+                name = schema.config.name_converter.from_argument(argument)
+                resolved = argument.type_annotation.resolve()
+                plain = getattr(resolved, "of_type", resolved)
+                if name in direct.plain and plain in samples:
+                    values[name] = samples[plain]
+            assert direct.arguments(values) == strawberry_converts(direct, values), gql_field
+            checked += bool(values)
+    assert checked > 10

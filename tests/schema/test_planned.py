@@ -19,6 +19,7 @@ import pytest
 from graphql import GraphQLEnumType, GraphQLObjectType, build_schema, execute, parse
 
 from schema.direct import DIRECT, Direct
+from schema.plan import _gives_back
 from schema.planned import PlannedExecutor, Plans
 
 SDL = """
@@ -330,3 +331,90 @@ def test_a_list_of_objects_with_the_unexpected_gets_graphql_cores_errors(
     assert plain == planned
     clean = "size ok" in query  # coerced leaves: no error
     assert (b'"errors":[]' in plain) is clean, plain
+
+
+def _awaitable_person() -> Person:
+    person = Person("a")
+    person.__await__ = lambda: iter(())  # type: ignore[attr-defined]  # graphql-core awaits it
+    return person
+
+
+OWNERS = "{ items { id owner { name friends { name } } } maybeItems { owner { name } } }"
+
+
+@pytest.mark.parametrize(
+    ("owners", "clean"),
+    [
+        ([Person("a"), None, Person("b", [Person("c"), Person("d")])], True),  # None stays null
+        ([None, None], True),
+        ([Person("a"), Person(None)], False),  # None at non-null below: the owner is null
+        ([Person("a"), ValueError("an exception as an object")], False),
+        ([Person("a"), _awaitable_person()], False),  # an awaitable object
+        ([None, _awaitable_person()], False),  # the same among nulls
+        ([None, ValueError("an exception among nulls")], False),
+        ([Person("a", [Person("b"), None])], False),  # None where a friend is non-null
+        ([Person("a", "not a list")], False),  # type: ignore[arg-type]
+    ],
+)
+def test_a_column_of_objects_is_completed_as_a_list_as_graphql_core_does(
+    owners: list[Any], clean: bool
+):
+    items = [Item(id=str(i), owner=owner) for i, owner in enumerate(owners)]
+    plain, planned = run_both(OWNERS, {"items": items, "maybeItems": items})
+    assert plain == planned
+    assert (b'"errors":[]' in plain) is clean, plain
+
+
+def test_what_a_kind_was_found_to_be_does_not_hide_an_awaitable_or_an_error_later():
+    """The checks of a kind of value are made once a plan; an ``__await__`` of a value's own,
+    an error or None where it is not allowed are still found on the next requests."""
+    plans: Plans = {}
+    queries = [
+        OWNERS,
+        "{ item { owner { name } } }",
+        "{ items { id name } maybeItems { id } }",
+    ]
+    for query in queries:
+        items = [Item(owner=Person("a")), Item(owner=Person("b"))]
+        plain, planned = run_both(
+            query, {"items": items, "item": items[0], "maybeItems": items}, None, plans
+        )
+        assert plain == planned and b'"errors":[]' in plain
+    for broken in (_awaitable_person(), ValueError("boom")):
+        for query in queries[:2]:
+            items = [Item(owner=Person("a")), Item(owner=broken)]
+            root = {"items": items, "item": items[1], "maybeItems": items}
+            plain, planned = run_both(query, root, None, plans)
+            assert plain == planned and b'"errors":[]' not in plain, query
+    items = [Item(), _awaitable_item()]
+    plain, planned = run_both(queries[2], {"items": items, "maybeItems": items}, None, plans)
+    assert plain == planned and b'"errors":[]' not in plain
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [{"a": 1}, [1, "b"], "c", 2, 2.5, True, None],  # each its own answer
+        [{"a": 1}, ValueError("an exception as a value")],
+        [{"a": 1}, Color.RED],  # not a common leaf: serialised as graphql-core does
+    ],
+)
+def test_a_column_of_json_is_its_own_answer_when_each_value_is_a_common_leaf(values: list[Any]):
+    items = [Item(id=str(i), data=value) for i, value in enumerate(values)]
+    plain, planned = run_both("{ items { id data } }", {"items": items})
+    assert plain == planned
+    assert (b'"errors":[]' in plain) is all(not isinstance(v, Exception) for v in values)
+
+
+def test_only_a_serialiser_that_gives_back_its_argument_is_taken_for_one():
+    assert _gives_back(SCHEMA.type_map["JSON"].coerce_output_value)  # type: ignore[union-attr]
+    assert _gives_back(lambda v: v)
+    for serialiser in [
+        lambda v: v + 1,
+        lambda *v: v,
+        lambda v, w=1: v,
+        lambda v: str(v),
+        SCHEMA.type_map["String"].coerce_output_value,  # type: ignore[union-attr]
+        str,
+    ]:
+        assert not _gives_back(serialiser)
