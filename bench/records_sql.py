@@ -16,15 +16,26 @@ call of:
 - `request`: both, as a cached principal's records page sends them (prelude, page, COMMIT).
 
 Before and after answer the same rows (checked first). No other session's work is counted.
+
+Instruction counts, repeatable on a busy machine: with `--callgrind DIR`, against a server run
+under `valgrind --tool=callgrind --trace-children=yes --instr-atstart=no
+--callgrind-out-file=DIR/cg.%p` (DATABASE_URL names it), each part and way is counted instead
+of timed: the backend's instrumentation is switched on for the calls only (`callgrind_control`,
+`--control` to run it as the server's user), dumped, and its total Ir divided by the calls.
+A backend waiting for its client hears callgrind_control only once it runs again, so a few
+`SELECT 1` wake it meanwhile (counted, a few thousand instructions against millions).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import re
+import shlex
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
@@ -100,8 +111,9 @@ async def caller(conn: asyncpg.Connection, token: str, first: int) -> Caller:
     """The bench caller's principal (as app_begin_request reads it) and page arguments."""
     async with conn.transaction():
         found = await identity.begin_request_generation(conn, token_hash(token))
-    assert found is not None and found[1] is not None
+    assert found is not None
     row, generation = found
+    assert generation is not None
     preludes = {
         "before": old_prelude(row.workspace_id, row.token_id, generation),
         "after": prelude(row.workspace_id, row.token_id, generation),
@@ -155,42 +167,93 @@ async def same_rows(conn: asyncpg.Connection, who: Caller) -> int:
     return len(after)
 
 
-async def measure(dsn: str, who: Caller, calls: int, rounds: int) -> Totals:
+@dataclass
+class Counter:
+    """What a round is measured by: the backend's CPU seconds, or its instructions under
+    callgrind (``out``: the folder of its dumps; ``control``: the callgrind_control command)."""
+
+    conn: asyncpg.Connection
+    pid: int
+    out: Path | None
+    control: list[str]
+
+    async def start(self) -> float:
+        if self.out is None:
+            return self.cpu()
+        await self.send("-z")
+        await self.send("-i", "on")
+        return 0.0
+
+    async def stop(self, started: float) -> float:
+        if self.out is None:
+            return self.cpu() - started
+        await self.send("-i", "off")
+        before = set(self.out.glob(f"*.{self.pid}.*"))
+        await self.send("-d")
+        [dump] = set(self.out.glob(f"*.{self.pid}.*")) - before
+        found = re.search(r"^(?:summary|totals): (\d+)", dump.read_text(), re.MULTILINE)
+        assert found is not None, f"no total in {dump}"
+        return int(found.group(1)) / 1000  # thousands of instructions (ms in the table)
+
+    def cpu(self) -> float:
+        seconds = cpu_seconds(self.pid)
+        assert seconds is not None, "not a server of this machine"
+        return seconds
+
+    async def send(self, *command: str) -> None:
+        # The backend reads callgrind's commands only while it runs: wake it until answered.
+        sent = await asyncio.create_subprocess_exec(
+            *self.control,
+            *command,
+            str(self.pid),
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        while sent.returncode is None:
+            await self.conn.fetchval("SELECT 1")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(sent.wait(), 0.01)
+        assert sent.returncode == 0, f"callgrind_control {command} failed"
+
+
+async def measure(
+    dsn: str, who: Caller, calls: int, rounds: int, out: Path | None, control: list[str]
+) -> Totals:
     conn = await connect(dsn)
     try:
         for statement in old_functions():
             await conn.execute(statement)
         rows = await same_rows(conn, who)
         print(f"same {rows} rows before and after; {calls} calls a round, {rounds} rounds")
-        pid = int(await conn.fetchval("SELECT pg_backend_pid()"))
+        counter = Counter(conn, int(await conn.fetchval("SELECT pg_backend_pid()")), out, control)
         totals = Totals()
         for part, run in PARTS.items():
             for way in WAYS:
-                await run(conn, way, who, calls // 10)  # warm-up: plans, caches
+                await run(conn, way, who, max(calls // 10, 5))  # warm-up: plans, caches
             for index in range(rounds):
                 for way in WAYS if index % 2 == 0 else WAYS[::-1]:
-                    cpu = cpu_seconds(pid)
+                    started = await counter.start()
                     await run(conn, way, who, calls)
-                    after = cpu_seconds(pid)
-                    assert cpu is not None and after is not None, "not a local server"
-                    totals.add(f"{part} {way}", calls, after - cpu)
+                    totals.add(f"{part} {way}", calls, await counter.stop(started))
         return totals
     finally:
         await conn.close()
 
 
-async def main_async(calls: int, rounds: int, first: int) -> None:
+async def main_async(args: argparse.Namespace) -> None:
     server, _handle = server_dsn()
     data = await ensure(server)
     conn = await connect(data.dsn)
     try:
-        who = await caller(conn, data.token, first)
+        who = await caller(conn, data.token, args.first)
     finally:
         await conn.close()
     started = time.perf_counter()
-    totals = await measure(data.dsn, who, calls, rounds)
-    print(f"PostgreSQL CPU per call, one backend ({time.perf_counter() - started:.0f} s):")
-    print("| part | before ms | after ms | after/before |\n|---|---:|---:|---:|")
+    out = Path(args.callgrind) if args.callgrind else None
+    totals = await measure(data.dsn, who, args.calls, args.rounds, out, shlex.split(args.control))
+    unit = "thousands of instructions (callgrind)" if out else "PostgreSQL CPU ms"
+    print(f"{unit} per call, one backend ({time.perf_counter() - started:.0f} s):")
+    print("| part | before | after | after/before |\n|---|---:|---:|---:|")
     for part in PARTS:
         before, after = totals.ms(f"{part} before"), totals.ms(f"{part} after")
         print(f"| {part} | {before:.3f} | {after:.3f} | {after / before:.2f}x |")
@@ -201,8 +264,13 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=1500, help="calls of each way a round")
     parser.add_argument("--rounds", type=int, default=6, help="alternating rounds")
     parser.add_argument("--first", type=int, default=20, help="records a page (fetches + 1)")
-    args = parser.parse_args()
-    asyncio.run(main_async(args.calls, args.rounds, args.first))
+    parser.add_argument(
+        "--callgrind", metavar="DIR", help="count instructions: the server's callgrind folder"
+    )
+    parser.add_argument(
+        "--control", default="callgrind_control", help="the callgrind_control command to run"
+    )
+    asyncio.run(main_async(parser.parse_args()))
 
 
 if __name__ == "__main__":
