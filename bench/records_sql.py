@@ -1,15 +1,15 @@
 """The records page's PostgreSQL side, before and after migration 0041, on one backend.
 
-`python -m bench.records_sql [--calls 1500] [--rounds 6] [--first 20]` finds (or makes) the bench
-database (bench/generate.py) and, on one connection as the bench caller, measures in alternating
-rounds the backend's user and system CPU (/proc/<pid>/stat, this machine's embedded server) per
-call of:
+`python -m bench.records_sql [--calls 1500] [--rounds 6] [--first 20]` (`make bench-records-sql`)
+finds (or makes) the bench database (bench/generate.py) and, on one connection as the bench
+caller, measures in alternating rounds the backend's user and system CPU (/proc/<pid>/stat, this
+machine's embedded server) per call of:
 
-- `page`: the unfiltered page statement (`records_page_plain`, the app's
-  `records_page_plain` query, prepared, `first + 1` rows), in one transaction per round:
-  after, as migrations 0035 and 0041 define it; before, the functions of migration 0035 (their
-  text, read from that migration, created as `pg_temp` copies on this connection only;
-  `readable_relations` is still in the schema);
+- `page`: the unfiltered page statement (the app's `records_page_plain` query, prepared,
+  `first + 1` contacts with their relations), in one transaction per round: after, as
+  migration 0041 defines it; before, the functions of migration 0035 (their text, read from
+  that migration, created as `pg_temp` copies on this connection only; `readable_relations`
+  is still in the schema);
 - `prelude`: `BEGIN READ ONLY; <prelude>` then `COMMIT`, the cached principal's round trip:
   after, one `app_begin_cached` call; before, the three settings and `app_principal_fresh`
   (db/principal_cache.py before migration 0041);
