@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: install run test check fmt schema bench bench-skills bench-planned bench-memory bench-turns bench-search bench-dreamer \
-	bench-dreamer-mail bench-dreamer-removal bench-edge bench-data bench-peer soak
+	bench-dreamer-mail bench-dreamer-removal bench-edge bench-data bench-peer bench-records-sql soak
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -48,6 +48,12 @@ bench-memory: $(STAMP)
 
 bench-turns: $(STAMP)
 	$(BIN)/python -m bench.turns
+
+# The records page's PostgreSQL side before and after migration 0041, alternating on one backend
+# (bench/records_sql.py; --callgrind DIR counts instructions under valgrind); ARGS="--calls 300
+# --rounds 2" for a short run.
+bench-records-sql: $(STAMP)
+	$(BIN)/python -m bench.records_sql $(ARGS)
 
 # The memory search before issue 17 and now, in the same run, on the bench workspace.
 bench-search: $(STAMP)

@@ -174,7 +174,7 @@ async def _wait_ready(server: Server) -> None:
 
 
 def _statement_name(query: str) -> str:
-    if query.startswith("BEGIN") and "app_principal_fresh" in query:
+    if query.startswith("BEGIN") and "app_begin_cached" in query:
         return query.split(";")[0] + " + settings"  # a cached principal's one round trip
     for domain in ("identity", "records"):
         for name, text in queries(domain).items():

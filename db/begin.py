@@ -4,9 +4,10 @@ asyncpg's ``Transaction`` sends ``BEGIN`` alone. ``Begun`` is that transaction (
 commit, rollback and savepoints, the same state asyncpg keeps on the connection, so a nested
 ``conn.transaction()`` is a savepoint and the pool's release still rolls back what was left
 open), whose start sends ``BEGIN [READ ONLY]; <prelude>`` as one simple-protocol query. The
-prelude (db/principal_cache.py) sets the role and the workspace and checks the cached
-principal is still fresh; when that check refuses it, the transaction is rolled back and begun
-again plain, and ``stale`` tells the caller to resolve the token as on a miss.
+prelude (db/principal_cache.py, one ``app_begin_cached`` call) sets the role and the workspace
+and checks the cached principal is still fresh; when that check refuses it, the transaction is
+rolled back and begun again plain, and ``stale`` tells the caller to resolve the token as on a
+miss.
 
 It reaches into asyncpg's ``Transaction`` (its ``start``, ``_connection``, ``_state``, the
 connection's ``_top_xact`` and ``_protocol``): checked against asyncpg 0.30-0.32 by

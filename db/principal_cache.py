@@ -2,12 +2,12 @@
 
 A request whose token was resolved here a moment ago does not run ``app_begin_request``: its
 transaction's settings (the role, ``app.token_hash`` emptied, ``app.workspace_id``: exactly
-what the function sets) go with its BEGIN in one round trip (db/begin.py), followed by
-``app_principal_fresh`` (migration 0034), which raises unless the token (by its id) is still
+what the function sets) go with its BEGIN in one round trip (db/begin.py), in one statement,
+``app_begin_cached`` (migration 0041), which then raises unless the token (by its id) is still
 live in that workspace and the workspace's principal counter has not moved since the entry
-was read. So a revocation, a role or a right changed, is seen by every transaction that
-starts after it committed, whether the entry was dropped yet or not; a stale entry only
-costs a miss.
+was read (the check of ``app_principal_fresh``, migration 0034). So a revocation, a role or a
+right changed, is seen by every transaction that starts after it committed, whether the entry
+was dropped yet or not; a stale entry only costs a miss.
 ``app_begin_request`` does nothing besides those settings and its answer (it stamps no
 last use, writes nothing), so a hit leaves nothing out.
 
@@ -35,25 +35,18 @@ from db.events import Listener
 from db.identity import PrincipalRow
 
 CHANNEL = "skillmem_principals"
-# The role app_begin_request switches to (migrations 0003, 0031): the same, set the same way.
-APP_ROLE = "skillmem_app"
-# app_principal_fresh's refusal (migration 0034).
+# app_begin_cached's refusal (migration 0041; app_principal_fresh's before, migration 0034).
 STALE = "SMC01"
 TOKEN_HASH = re.compile(r"[0-9a-f]{64}")
 
 
 def prelude(workspace_id: UUID, token_id: UUID, generation: int) -> str:
-    """The statements sent after BEGIN for a cached principal: literals of two UUIDs and an
+    """The statement sent after BEGIN for a cached principal: literals of two UUIDs and an
     integer only, each checked here; no text from a request reaches it (nor the token's hash:
     statement text shows in logs and traces)."""
     if not isinstance(workspace_id, UUID) or not isinstance(token_id, UUID):
         raise ValueError("a cached principal needs its workspace's and its token's ids")
-    return (
-        f"SELECT set_config('role', '{APP_ROLE}', true),"
-        " set_config('app.token_hash', '', true),"
-        f" set_config('app.workspace_id', '{workspace_id}', true);"
-        f" SELECT app_principal_fresh('{token_id}', {int(generation)});"
-    )
+    return f"SELECT app_begin_cached('{workspace_id}', '{token_id}', {int(generation)});"
 
 
 @dataclass(frozen=True, slots=True)

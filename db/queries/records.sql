@@ -30,23 +30,24 @@ SELECT app_workspace_id(), $1, $2, $3, $4, t.id, $6, $7
 -- Records of one object the caller may read, in creation order after the record $4 created at
 -- $9 (a cursor names a record, never a sequence number other workspaces move; once that record
 -- is deleted the list goes on after the last one created no later), with their readable
--- relations; optionally only those whose label contains a text, whose values contain a JSON
+-- relations (json); optionally only those whose label contains a text, whose values contain a JSON
 -- object, or that point to a record (one the caller may read: an unreadable one matches like a
--- missing one). records_page_rows (migration 0035) holds the statement.
+-- missing one). records_page_rows (migrations 0035, 0041) holds the statement.
 SELECT * FROM records_page_rows($1, $2, $3, $4, $5, $6, $7, $8, $9);
 
 -- name: records_page_plain
 -- records_page without a filter (the object $1, for the role reading $2 and the person $3, after
--- the record $4 created at $6, at most $5), planned once per session (migration 0035).
+-- the record $4 created at $6, at most $5), planned once per session (migrations 0035, 0041).
 SELECT * FROM records_page_plain($1, $2, $3, $4, $5, $6);
 
 -- name: records_by_ids
--- Records the caller may read among the given ids, with their readable relations.
+-- Records the caller may read among the given ids, with their readable relations
+-- (record_relations, migration 0041).
 SELECT r.id, r.seq, o.slug AS object, r.label, r."values", r.visibility, r.owner_member_id,
-       r.created_at, r.updated_at, COALESCE(rel.relations, '[]'::jsonb) AS relations
+       r.created_at, r.updated_at, rel.relations
   FROM records r
   JOIN objects o ON o.workspace_id = r.workspace_id AND o.id = r.object_id
-  LEFT JOIN readable_relations($1::uuid[], $2, $3) rel ON rel.record_id = r.id
+  CROSS JOIN LATERAL record_relations(r.workspace_id, r.id, $2, $3) AS rel (relations)
  WHERE r.id = ANY ($1::uuid[])
    AND record_readable(r, $2, $3);
 

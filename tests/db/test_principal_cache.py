@@ -82,7 +82,7 @@ def test_an_entry_keeps_its_workspace_and_counter(setup):
     found = cache.lookup(digest(7))
     assert found is not None and found.row.workspace_id == B and found.generation == 42
     assert str(B) in found.prelude
-    assert f"app_principal_fresh('{found.row.token_id}', 42)" in found.prelude
+    assert f"app_begin_cached('{B}', '{found.row.token_id}', 42)" in found.prelude
     assert digest(7) not in found.prelude  # the token's hash never goes into statement text
     with pytest.raises(ValueError):
         cache.store("not a digest", row(A), 1, 1)

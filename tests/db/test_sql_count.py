@@ -64,7 +64,7 @@ async def test_records_on_a_cached_principal_cost_one_statement(cached, pool, ws
     assert len(data) == 1, data
     assert "app_begin_request" not in data[0]
     assert len(control) == 2, control
-    assert control[0].startswith("BEGIN READ ONLY;") and "app_principal_fresh" in control[0]
+    assert control[0].startswith("BEGIN READ ONLY;") and "app_begin_cached" in control[0]
     assert len(cached.statements) == 3
 
 

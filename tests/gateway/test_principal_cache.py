@@ -55,7 +55,7 @@ async def test_a_hit_sends_the_settings_with_begin(cached, ws):
     assert not any("app_begin_request" in s for s in cached.statements), cached.statements
     # (a query that only reads: READ ONLY, in the same round trip)
     assert control[0].startswith("BEGIN READ ONLY;"), control
-    assert "app_principal_fresh" in control[0], control
+    assert "app_begin_cached" in control[0], control
     assert str(ws.id) in control[0]
     assert token_hash(token) not in " ".join(cached.statements)  # ids only in statement text
     assert control[1:] == ["COMMIT;"]
@@ -87,7 +87,7 @@ async def test_a_revocation_is_seen_even_when_its_notify_is_not(cached, ws, pool
     await asyncio.sleep(0.2)
     assert token_hash(token) in cached.cache.entries  # still there: nobody said
     response = await gql(cached.client, token, WHO)
-    assert response.status_code == 401  # app_principal_fresh refused it in the transaction
+    assert response.status_code == 401  # app_begin_cached refused it in the transaction
     assert token_hash(token) not in cached.cache.entries
     assert cached.cache.dropped >= 1
     assert stale_count() == stale + 1
