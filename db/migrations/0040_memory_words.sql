@@ -131,21 +131,26 @@ AS $$
         HAVING count(*) <= 32
     ), p_query)
 $$;
+REVOKE ALL ON FUNCTION memory_words_match(tsquery) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION memory_words_match(tsquery) TO skillmem_app;
 
--- The match of migration 0038, the souvenirs found through the exact words of the query's last
--- prefix (memory_words_match), ranked by the query as typed (the same ranks as before: ts_rank
--- scores a prefix's words as one item of the query).
-CREATE OR REPLACE FUNCTION memory_line_matches(p_query tsquery, p_readable uuid[],
+-- The match of migration 0038 with two changes:
+-- - the souvenirs are found through the exact words of the query's last prefix
+--   (memory_words_match), and ranked by the query as typed (the same ranks as before: ts_rank
+--   scores a prefix's words as one item of the query, an OR of words as several);
+-- - a match is its line's key (page and position) and rank, not the line: the callers read the
+--   text, key, type and day of the lines they answer only (20 of a few hundred for a search),
+--   so the rows copied through the head, the tuple stores and the sorts are narrow.
+DROP FUNCTION memory_line_matches(tsquery, uuid[], uuid, integer);
+CREATE FUNCTION memory_line_matches(p_query tsquery, p_readable uuid[],
                                                p_person uuid, p_limit integer)
-RETURNS TABLE (page_id uuid, key text, text text, type text, day date, "position" integer,
-               rank real)
+RETURNS TABLE (page_id uuid, "position" integer, rank real)
 LANGUAGE sql STABLE SECURITY DEFINER ROWS 50
 SET search_path = public, pg_temp
 AS $$
     WITH head AS MATERIALIZED (
         -- The first 2,501 matches in the index's order, ranked.
-        SELECT l.workspace_id, l.page_id, l.key, l.text, l.type, l.day, l.position,
+        SELECT l.workspace_id, l.page_id, l.position,
                ts_rank(l.search_vector, p_query) AS rank
           FROM memory_lines l
          WHERE l.workspace_id = (SELECT app_workspace_id()) AND l.kind = 'souvenir'
@@ -195,8 +200,8 @@ AS $$
         -- when those hold fewer than p_limit the caller may read).
         SELECT * FROM (SELECT h.* FROM head h WHERE (SELECT yes FROM common) OFFSET 0) first
         UNION ALL
-        SELECT * FROM (SELECT l.workspace_id, l.page_id, l.key, l.text, l.type, l.day,
-                              l.position, ts_rank(l.search_vector, p_query) AS rank
+        SELECT * FROM (SELECT l.workspace_id, l.page_id, l.position,
+                              ts_rank(l.search_vector, p_query) AS rank
                          FROM memory_lines l
                         WHERE (SELECT yes FROM common)
                           AND l.workspace_id = (SELECT app_workspace_id()) AND l.kind = 'souvenir'
@@ -227,6 +232,15 @@ AS $$
                END
          LIMIT p_limit
     )
-    SELECT k.page_id, k.key, k.text, k.type, k.day, k.position, k.rank
+    SELECT k.page_id, k.position, k.rank
       FROM (SELECT * FROM every UNION ALL SELECT * FROM kept) k
 $$;
+REVOKE ALL ON FUNCTION memory_line_matches(tsquery, uuid[], uuid, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION memory_line_matches(tsquery, uuid[], uuid, integer) TO skillmem_app;
+
+-- A page and a record looked up by id: the match looks up each matching page and its subject
+-- record (288 of each for a name in the bench workspace). A hash index answers an id in about
+-- 1,500 instructions, the primary key's btree on (workspace_id, id) in about 10,000 (two uuid
+-- columns compared down three levels); the workspace is then checked on the row.
+CREATE INDEX memory_pages_by_id ON memory_pages USING hash (id);
+CREATE INDEX records_by_id ON records USING hash (id);
