@@ -1197,8 +1197,15 @@ IMMUTABLE_TABLES = (
     "store_memory_versions",
     "token_workspaces",
 )
-# principal_generations: the app moves a workspace's counter (migration 0034), never deletes it.
-UNDELETABLE_TABLES = ("memory_pages", "dreams", "catalog_approvals", "principal_generations")
+# principal_generations: the app moves a workspace's counter (migration 0034), never deletes it;
+# memory_words: a word's lines are counted down to zero, its rows kept (migration 0040).
+UNDELETABLE_TABLES = (
+    "memory_pages",
+    "dreams",
+    "catalog_approvals",
+    "principal_generations",
+    "memory_words",
+)
 # Replaced as a whole (deleted, then inserted), never updated: an agent's attached skills.
 REPLACED_TABLES = ("agent_skills",)
 
