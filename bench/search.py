@@ -5,14 +5,14 @@ the bench workspace (bench/generate.py: 50,000 record pages, 275,350 souvenirs).
 
 1. installs the search as it stood before issue 17 under other names in the bench database
    (`bench_memory_line_matches_0006`, the function of migration 0006, and the `search_memory`
-   statement that called it), and the function of migration 0037 (`0037`: today's statement
-   calling `bench_memory_line_matches_0037`), so all run against the same rows in the same
-   server;
+   statement that called it), and the function of migration 0038 with the statement that called
+   it (`0038`: `bench_memory_line_matches_0038`, before migration 0040's word list and narrow
+   matches), so all run against the same rows in the same server;
 2. checks that both answer the same rows when fewer than 2,000 souvenirs match (past 2,500,
    the search now ranks the first readable matches in the index's order, not the best of all:
-   checked best first, and the hits and pages of each reported), and that 0037 and today's
+   checked best first, and the hits and pages of each reported), and that 0038 and today's
    answer the same rows for every query;
-3. measures each query, before, 0037 and after, in alternating slices at concurrency 1, as the app
+3. measures each query, before, 0038 and after, in alternating slices at concurrency 1, as the app
    sends a search (BEGIN, `begin_request`, `search_memory`, `search_skills`, COMMIT) on one
    connection: the whole request, and the `search_memory` statement alone;
 4. prints EXPLAIN (ANALYZE, BUFFERS) of the matching functions' bodies for each query.
@@ -49,9 +49,9 @@ from resolvers.search.search import query_text
 QUERIES = {"ordinary": "Chloé Dubois", "common": "renewal"}
 FIRST = 20
 BEFORE_FUNCTION = "bench_memory_line_matches_0006"
-# The function of migration 0037 (lookups by key, before 0038 looked each page up once)
-# under its bench name, called by today's search_memory statement.
-PREVIOUS_FUNCTION = "bench_memory_line_matches_0037"
+# The function of migration 0038 (each page looked up once, whole lines as matches) under its
+# bench name, called by the search_memory statement of its time.
+PREVIOUS_FUNCTION = "bench_memory_line_matches_0038"
 # The search_memory statement as it stood before issue 17 (db/queries/search.sql at d9d3e90),
 # calling the function of migration 0006 under its bench name.
 BEFORE_SEARCH_MEMORY = """
@@ -73,16 +73,36 @@ SELECT h.page_id, mr.label AS name, p.about_kind, p.subject_id, h.key, h.text, h
  LIMIT $4"""
 AFTER_SEARCH_MEMORY = queries("search")["search_memory"]
 SEARCH_SKILLS = queries("search")["search_skills"]
-PREVIOUS_SEARCH_MEMORY = AFTER_SEARCH_MEMORY.replace(
-    "memory_line_matches(", f"{PREVIOUS_FUNCTION}(", 1
+# The search_memory statement of migration 0038's time (db/queries/search.sql before 0040).
+PREVIOUS_SEARCH_MEMORY = """
+WITH matches AS (
+    SELECT * FROM bench_memory_line_matches_0038(search_query($1), $2, $3, $5)
+     WHERE agent_memory_on($6::uuid)
+),
+hits AS (
+    SELECT DISTINCT ON (l.page_id) l.page_id, l.key, l.text, l.type, l.day, l.rank
+      FROM matches l
+     ORDER BY l.page_id, l.rank DESC, l.position
+),
+best AS (
+    SELECT h.*, count(*) OVER () AS total
+      FROM hits h
+     ORDER BY h.rank DESC, h.page_id
+     LIMIT $4
 )
+SELECT h.page_id, mr.label AS name, p.about_kind, p.subject_id, h.key, h.text, h.type, h.day,
+       h.rank, h.total, (SELECT count(*) FROM matches) AS matched
+  FROM best h
+  JOIN memory_pages p ON p.workspace_id = app_workspace_id() AND p.id = h.page_id
+  JOIN records mr ON mr.workspace_id = p.workspace_id AND mr.id = p.id
+ ORDER BY h.rank DESC, h.page_id"""
 VARIANTS = {
     "before": BEFORE_SEARCH_MEMORY,
-    "0037": PREVIOUS_SEARCH_MEMORY,
+    "0038": PREVIOUS_SEARCH_MEMORY,
     "after": AFTER_SEARCH_MEMORY,
 }
 # The migration that defines today's memory_line_matches.
-CURRENT_MIGRATION = "0038"
+CURRENT_MIGRATION = "0040"
 _FUNCTION = re.compile(
     r"CREATE (?:OR REPLACE )?FUNCTION memory_line_matches\(.*?\n\$\$;", re.DOTALL
 )
@@ -110,9 +130,9 @@ def body_of(create: str) -> str:
 
 
 async def install_before(conn: asyncpg.Connection) -> None:
-    """The functions of migrations 0006 and 0037 under their bench names (as the migrations'
+    """The functions of migrations 0006 and 0038 under their bench names (as the migrations'
     owner)."""
-    for migration, name in (("0006", BEFORE_FUNCTION), ("0037", PREVIOUS_FUNCTION)):
+    for migration, name in (("0006", BEFORE_FUNCTION), ("0038", PREVIOUS_FUNCTION)):
         create = function_text(migration).replace("CREATE OR REPLACE FUNCTION", "CREATE FUNCTION")
         create = create.replace("FUNCTION memory_line_matches(", f"OR REPLACE FUNCTION {name}(", 1)
         await conn.execute(create)
@@ -197,8 +217,8 @@ async def same_rows(conn: asyncpg.Connection, token_hash: str, q: str) -> dict[s
     assert ranks == sorted(ranks, reverse=True), q
     if seen["before"]["matched"] < search_db.MEMORY_CANDIDATES and rows["before"] != rows["after"]:
         raise AssertionError(f"before and after differ for {q!r}")
-    if rows["0037"] != rows["after"]:
-        raise AssertionError(f"0037 and after differ for {q!r}")
+    if rows["0038"] != rows["after"]:
+        raise AssertionError(f"0038 and after differ for {q!r}")
     seen["same_rows"] = rows["before"] == rows["after"]
     return seen
 
@@ -206,7 +226,7 @@ async def same_rows(conn: asyncpg.Connection, token_hash: str, q: str) -> dict[s
 async def explain(conn: asyncpg.Connection, token_hash: str, q: str) -> dict[str, str]:
     """EXPLAIN (ANALYZE, BUFFERS) of each matching function's body, run as its owner."""
     plans = {}
-    for name, migration in (("before", "0006"), ("0037", "0037"), ("after", CURRENT_MIGRATION)):
+    for name, migration in (("before", "0006"), ("0038", "0038"), ("after", CURRENT_MIGRATION)):
         async with conn.transaction():
             row = await identity.begin_request(conn, token_hash)
             assert row is not None

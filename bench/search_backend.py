@@ -1,11 +1,13 @@
 """The search's PostgreSQL CPU per request on one backend (bench/backend.py), with
-memory_line_matches as migration 0037 left it and as the newest migration made it (0038), swapped
-in place in the bench database between alternating slices of the same run.
+memory_line_matches and the search_memory statement as migration 0038 left them and as today's
+(migration 0040), alternated between slices of the same run: 0038's function installed under its
+bench name (bench/search.py) and the app's search_memory statement swapped for the one that called
+it.
 
 `python -m bench.search_backend [--rounds 4] [--seconds 5]`: the GraphQL `search` of the turns
 benchmark (bench/turns.py: "Chloé Dubois", first 20) sent in-process, one request at a time, over
 a pool of one connection; per slice the backend's CPU per request, statements per request and
-wall time. Today's function (the newest migration's) is put back at the end.
+wall time. Today's statement is put back at the end.
 """
 
 from __future__ import annotations
@@ -21,11 +23,13 @@ import orjson
 
 from bench import backend
 from bench.generate import ensure, server_dsn
-from bench.search import CURRENT_MIGRATION, function_text
+from bench.search import CURRENT_MIGRATION, PREVIOUS_SEARCH_MEMORY, install_before
 from bench.turns import SEARCH_QUERY, SEARCH_TERMS
+from db import search as search_db
 from db.pool import api_dsn
 
-VERSIONS = ("0037", CURRENT_MIGRATION)
+VERSIONS = ("0038", CURRENT_MIGRATION)
+STATEMENTS = {"0038": PREVIOUS_SEARCH_MEMORY, CURRENT_MIGRATION: search_db.Q["search_memory"]}
 
 
 def _check(name: str, body: dict[str, Any]) -> None:
@@ -39,16 +43,17 @@ async def run(rounds: int, seconds: float) -> dict[str, list[dict[str, Any]]]:
     owner = await asyncpg.connect(data.dsn)
     found: dict[str, list[dict[str, Any]]] = {version: [] for version in VERSIONS}
     try:
+        await install_before(owner)
         for index in range(rounds):
             for version in VERSIONS if index % 2 == 0 else VERSIONS[::-1]:
-                await owner.execute(function_text(version))
+                search_db.Q["search_memory"] = STATEMENTS[version]
                 row = await backend.per_request(
                     api_dsn(data.dsn), data.token, {"search": body}, seconds, _check, True
                 )
                 found[version].append(row["search"])
                 print(version, row["search"], flush=True)
     finally:
-        await owner.execute(function_text(CURRENT_MIGRATION))
+        search_db.Q["search_memory"] = STATEMENTS[CURRENT_MIGRATION]
         await owner.close()
     return found
 
@@ -59,7 +64,10 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=5.0, help="seconds per slice")
     args = parser.parse_args()
     found = asyncio.run(run(args.rounds, args.seconds))
-    print("| memory_line_matches | requests | PostgreSQL CPU ms/req (median of slices) | slices |")
+    print(
+        "| memory_line_matches and search_memory | requests "
+        "| PostgreSQL CPU ms/req (median of slices) | slices |"
+    )
     print("|---|---:|---:|---|")
     for version, rows in found.items():
         cpu = [row["postgres_cpu_ms_per_request"] for row in rows]

@@ -3,13 +3,13 @@
 -- caller may read ($2 readable objects, $3 person): ranked, $4 at most, with how many pages
 -- match among the best $5 readable souvenirs (memory_line_matches, through the index); none
 -- when the caller is an agent ($6) with memory off (agent_memory_on). Pages are counted before
--- the cut, and only the $4 kept are joined to their page and name.
+-- the cut, and only the $4 kept are joined to their page, name and line.
 WITH matches AS (
     SELECT * FROM memory_line_matches(search_query($1), $2, $3, $5)
      WHERE agent_memory_on($6::uuid)
 ),
 hits AS (
-    SELECT DISTINCT ON (l.page_id) l.page_id, l.key, l.text, l.type, l.day, l.rank
+    SELECT DISTINCT ON (l.page_id) l.page_id, l.position, l.rank
       FROM matches l
      ORDER BY l.page_id, l.rank DESC, l.position
 ),
@@ -19,21 +19,25 @@ best AS (
      ORDER BY h.rank DESC, h.page_id
      LIMIT $4
 )
-SELECT h.page_id, mr.label AS name, p.about_kind, p.subject_id, h.key, h.text, h.type, h.day,
+SELECT h.page_id, mr.label AS name, p.about_kind, p.subject_id, l.key, l.text, l.type, l.day,
        h.rank, h.total, (SELECT count(*) FROM matches) AS matched
   FROM best h
   JOIN memory_pages p ON p.workspace_id = app_workspace_id() AND p.id = h.page_id
   JOIN records mr ON mr.workspace_id = p.workspace_id AND mr.id = p.id
+  JOIN memory_lines l
+    ON l.workspace_id = p.workspace_id AND l.page_id = h.page_id AND l.position = h.position
  ORDER BY h.rank DESC, h.page_id;
 
 -- name: recall_memory
 -- Souvenirs holding the words of $1 on the pages the caller may read, best first, $4 at most;
 -- none when the caller is an agent ($5) with memory off (agent_memory_on).
-SELECT l.page_id, mr.label AS name, l.key, l.text, l.type, l.day, l.rank
-  FROM memory_line_matches(search_query($1), $2, $3, $4) l
-  JOIN records mr ON mr.workspace_id = app_workspace_id() AND mr.id = l.page_id
+SELECT m.page_id, mr.label AS name, l.key, l.text, l.type, l.day, m.rank
+  FROM memory_line_matches(search_query($1), $2, $3, $4) m
+  JOIN records mr ON mr.workspace_id = app_workspace_id() AND mr.id = m.page_id
+  JOIN memory_lines l
+    ON l.workspace_id = mr.workspace_id AND l.page_id = m.page_id AND l.position = m.position
  WHERE agent_memory_on($5::uuid)
- ORDER BY l.rank DESC, l.page_id, l.position;
+ ORDER BY m.rank DESC, m.page_id, m.position;
 
 -- name: search_skills
 -- Skills whose name, description and body hold the words of $1 (each word anywhere), among those

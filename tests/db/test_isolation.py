@@ -56,6 +56,7 @@ EXPECTED_TABLES = {
     "record_changes",
     "memory_pages",
     "memory_lines",
+    "memory_words",
     "memory_versions",
     "memory_proposals",
     "member_preferences",
@@ -653,7 +654,9 @@ async def test_the_search_match_sees_one_workspace_only(pool, two):
         texts = [
             row["text"]
             for row in await conn.fetch(
-                "SELECT text FROM memory_line_matches(search_query('acme'), $1, NULL, 100)",
+                "SELECT l.text FROM memory_line_matches(search_query('acme'), $1, NULL, 100) m"
+                " JOIN memory_lines l ON l.workspace_id = app_workspace_id()"
+                " AND l.page_id = m.page_id AND l.position = m.position",
                 readable,
             )
         ]
@@ -1194,8 +1197,15 @@ IMMUTABLE_TABLES = (
     "store_memory_versions",
     "token_workspaces",
 )
-# principal_generations: the app moves a workspace's counter (migration 0034), never deletes it.
-UNDELETABLE_TABLES = ("memory_pages", "dreams", "catalog_approvals", "principal_generations")
+# principal_generations: the app moves a workspace's counter (migration 0034), never deletes it;
+# memory_words: a word's lines are counted down to zero, its rows kept (migration 0040).
+UNDELETABLE_TABLES = (
+    "memory_pages",
+    "dreams",
+    "catalog_approvals",
+    "principal_generations",
+    "memory_words",
+)
 # Replaced as a whole (deleted, then inserted), never updated: an agent's attached skills.
 REPLACED_TABLES = ("agent_skills",)
 
