@@ -13,7 +13,9 @@ the bench workspace (bench/generate.py: 50,000 record pages, 275,350 souvenirs).
    checked best first, and the hits and pages of each reported), and that 0038 and today's
    answer the same rows for every query;
 3. measures each query, before, 0038 and after, in alternating slices at concurrency 1, as the app
-   sends a search (BEGIN, `begin_request`, `search_memory`, `search_skills`, COMMIT) on one
+   sends a search for a cached principal (`BEGIN READ ONLY` with its `app_begin_cached` prelude
+   in one round trip, `search_memory`, `search_skills`, COMMIT; before 2026-12-03 afternoon this
+   bench sent BEGIN and `begin_request`, the path of a principal cache's miss) on one
    connection: the whole request, and the `search_memory` statement alone;
 4. prints EXPLAIN (ANALYZE, BUFFERS) of the matching functions' bodies for each query.
 
@@ -31,6 +33,7 @@ import re
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -40,8 +43,10 @@ from bench import records
 from bench.generate import ensure
 from db import identity
 from db import search as search_db
+from db.begin import begun
 from db.migrate import MIGRATIONS_DIR
 from db.pool import api_dsn, create_pool
+from db.principal_cache import prelude
 from db.sql import queries
 from resolvers.common.principals import Principal
 from resolvers.search.search import query_text
@@ -141,16 +146,36 @@ async def install_before(conn: asyncpg.Connection) -> None:
         )
 
 
-async def search_once(
-    conn: asyncpg.Connection, token_hash: str, memory_sql: str, q: str
-) -> tuple[float, float, list[asyncpg.Record]]:
-    """One search as the app sends it: (request seconds, search_memory seconds, its rows)."""
-    started = time.perf_counter()
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """The bench token's principal and the prelude a cached principal's request sends with its
+    BEGIN (gateway/http/transaction.py, db/principal_cache.py)."""
+
+    principal: Principal
+    prelude: str
+
+
+async def resolve(conn: asyncpg.Connection, token_hash: str) -> Caller:
+    """The bench token resolved once, as the app does on a principal cache's miss."""
     async with conn.transaction():
-        row = await identity.begin_request(conn, token_hash)
-        assert row is not None
-        principal = Principal(row)
+        found = await identity.begin_request_generation(conn, token_hash)
+    assert found is not None and found[1] is not None, "the bench token is not live"
+    row, generation = found
+    return Caller(Principal(row), prelude(row.workspace_id, row.token_id, generation))
+
+
+async def search_once(
+    conn: asyncpg.Connection, caller: Caller, memory_sql: str, q: str
+) -> tuple[float, float, list[asyncpg.Record]]:
+    """One search as the app sends it for a cached principal (`BEGIN READ ONLY` with its
+    prelude, `search_memory`, `search_skills`, COMMIT): (request seconds, search_memory
+    seconds, its rows)."""
+    started = time.perf_counter()
+    transaction = begun(conn, caller.prelude, readonly=True)
+    async with transaction:
+        assert not transaction.stale, "the bench token's principal changed"
         text = query_text(q)
+        principal = caller.principal
         readable, person = principal.readable_objects, principal.person_id
         statement = time.perf_counter()
         found = await conn.fetch(
@@ -171,13 +196,13 @@ def percentiles(values: Sequence[float]) -> dict[str, float]:
 
 
 async def measure(
-    conn: asyncpg.Connection, token_hash: str, q: str, args: argparse.Namespace
+    conn: asyncpg.Connection, caller: Caller, q: str, args: argparse.Namespace
 ) -> dict[str, Any]:
     """Before and after for one query, in alternating slices after a warm-up of each."""
     for sql in VARIANTS.values():
         deadline = time.perf_counter() + args.warmup
         while time.perf_counter() < deadline:
-            await search_once(conn, token_hash, sql, q)
+            await search_once(conn, caller, sql, q)
     requests: dict[str, list[float]] = {name: [] for name in VARIANTS}
     statements: dict[str, list[float]] = {name: [] for name in VARIANTS}
     names = list(VARIANTS)
@@ -185,7 +210,7 @@ async def measure(
         for name in names if index % 2 == 0 else names[::-1]:
             deadline = time.perf_counter() + args.seconds / args.slices
             while time.perf_counter() < deadline:
-                whole, memory, _ = await search_once(conn, token_hash, VARIANTS[name], q)
+                whole, memory, _ = await search_once(conn, caller, VARIANTS[name], q)
                 requests[name].append(whole)
                 statements[name].append(memory)
     return {
@@ -197,12 +222,12 @@ async def measure(
     }
 
 
-async def same_rows(conn: asyncpg.Connection, token_hash: str, q: str) -> dict[str, Any]:
+async def same_rows(conn: asyncpg.Connection, caller: Caller, q: str) -> dict[str, Any]:
     """What each variant answers; both the same rows when at most 2,500 souvenirs match (past
     that, after ranks the first readable matches in the index's order: checked to be
     readable-only and best first, and compared by how many hits and pages)."""
     rows = {
-        name: [dict(r) for r in (await search_once(conn, token_hash, sql, q))[2]]
+        name: [dict(r) for r in (await search_once(conn, caller, sql, q))[2]]
         for name, sql in VARIANTS.items()
     }
     seen = {}
@@ -282,10 +307,11 @@ async def bench(args: argparse.Namespace, server: str, postmaster_pid: int | Non
     pool = await create_pool(api_dsn(data.dsn), min_size=1, max_size=1)
     try:
         async with pool.acquire() as conn:
+            caller = await resolve(conn, token_hash)
             for kind, q in QUERIES.items():
-                row: dict[str, Any] = {"same_rows": await same_rows(conn, token_hash, q)}
+                row: dict[str, Any] = {"same_rows": await same_rows(conn, caller, q)}
                 print(kind, "same rows:", row["same_rows"], flush=True)
-                row["load"] = await measure(conn, token_hash, q, args)
+                row["load"] = await measure(conn, caller, q, args)
                 print(kind, row["load"], flush=True)
                 report["queries"][kind] = row
         owner = await asyncpg.connect(data.dsn)

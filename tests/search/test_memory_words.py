@@ -1,7 +1,8 @@
 """The workspace's souvenir words (migration 0040): counted by the lines holding them as lines
 are inserted, updated, deleted and truncated, per workspace under row-level security; the last
 word's prefix of a query replaced by the known words it stands for (none, one, up to 32; more:
-the prefix as before); and the search's matches, ranks and order the same as through the prefix.
+the prefix as before); the search's matches, ranks and order the same as through the prefix;
+and the match run without Memoize (migration 0042).
 """
 
 from __future__ import annotations
@@ -191,3 +192,17 @@ async def test_matches_ranks_and_order_are_those_of_the_prefix(pool, owner, ws, 
             await owner.executemany(
                 "INSERT INTO memory_words VALUES ($1, $2, $3, $4)", [tuple(r) for r in saved]
             )
+
+
+async def test_the_match_runs_without_memoize_and_leaves_the_session_setting(pool, owner, ws):
+    # Migration 0042: each matching page is looked up once, so Memoize only misses.
+    config = await owner.fetchval(
+        "SELECT proconfig FROM pg_proc WHERE proname = 'memory_line_matches'"
+    )
+    assert sorted(config) == ["enable_memoize=off", "search_path=public, pg_temp"]
+    await pages(pool, ws, "Memo", ["chloe dubois", "dubois"])
+    async with pool.acquire() as conn, conn.transaction():
+        await begin_workspace(conn, ws.id)
+        readable = await conn.fetchval("SELECT array_agg(id) FROM objects")
+        assert len(await conn.fetch(MATCHES, "dubois", readable, 20)) == 2
+        assert await conn.fetchval("SHOW enable_memoize") == "on"
