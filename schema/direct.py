@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass
 from operator import attrgetter
 from typing import Any
 
 from graphql import GraphQLObjectType, GraphQLSchema
+from strawberry import ID
 from strawberry.schema.config import StrawberryConfig
 from strawberry.schema.schema_converter import GraphQLCoreConverter
 from strawberry.types.base import StrawberryMaybe, StrawberryOptional
@@ -55,6 +56,46 @@ def _plain(annotation: Any) -> bool:
     if options and type(None) in options:
         return all(o in PLAIN_ARGUMENTS or o is type(None) for o in options)
     return annotation in PLAIN_ARGUMENTS
+
+
+def _leaf(annotation: Any) -> bool:
+    """A plain argument or an ID, optional or not (not ``Maybe``): Strawberry's conversion
+    gives it as graphql-core coerced it."""
+    if _nullable(annotation):
+        annotation = annotation.of_type
+    return annotation is ID or _plain(annotation)
+
+
+def _plain_input(annotation: Any, config: StrawberryConfig) -> Callable[[Any], Any] | None:
+    """How an input object of only leaf fields (``TurnInput``) is built from graphql-core's
+    coerced dict, as Strawberry's ``convert_argument`` builds it: each field given passed as it
+    came, each one without a default None, the others their default. None for any other
+    type (nested inputs, lists, enums, ``Maybe``, an input building itself)."""
+    nullable = _nullable(annotation)
+    type_ = annotation.of_type if nullable else annotation
+    definition = getattr(type_, "__strawberry_definition__", None)
+    if definition is None or not definition.is_input or definition.from_input is not None:
+        return None
+    fields = definition.fields
+    if not all(_leaf(f.resolve_type(type_definition=definition)) for f in fields):
+        return None
+    names = tuple((config.name_converter.from_field(f), f.python_name) for f in fields)
+    unset = {
+        f.python_name: None
+        for f in fields
+        if f.default_value is MISSING and f.default_factory is MISSING
+    }
+
+    def build(value: Any) -> Any:
+        if value is None:
+            return None
+        given = dict(unset)
+        for graphql_name, python_name in names:
+            if graphql_name in value:
+                given[python_name] = value[graphql_name]
+        return type_(**given)
+
+    return build
 
 
 def _direct(field: StrawberryField, config: StrawberryConfig) -> Direct | None:
@@ -109,7 +150,14 @@ def _async_direct(
     resolved = {a.python_name: a.type_annotation.resolve() for a in field.arguments}
     plain = {names[python]: python for python, type_ in resolved.items() if _plain(type_)}
     nullable = {names[python]: python for python, type_ in resolved.items() if _nullable(type_)}
-    return AsyncDirect(func, plain, nullable, info.name, field, config.info_class, config, scalars)
+    inputs = {
+        names[python]: (python, build)
+        for python, type_ in resolved.items()
+        if (build := _plain_input(type_, config)) is not None
+    }
+    return AsyncDirect(
+        func, plain, nullable, inputs, info.name, field, config.info_class, config, scalars
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +170,8 @@ class AsyncDirect:
     plain: dict[str, str]
     # Optional arguments (not ``Maybe``) whose null is passed as None, whatever their type.
     nullable: dict[str, str]
+    # Input objects of leaf fields only: GraphQL name to Python name and how it is built.
+    inputs: dict[str, tuple[str, Callable[[Any], Any]]]
     info_name: str
     field: StrawberryField
     info_class: Any
@@ -131,16 +181,19 @@ class AsyncDirect:
 
     def arguments(self, values: dict[str, Any]) -> dict[str, Any] | None:
         """The resolver's keyword arguments from graphql-core's coerced ``values`` when each
-        is plain or a null (what Strawberry's conversion gives them), else None: Strawberry
-        converts them (input objects, enums, IDs)."""
+        is plain, a null or an input object of leaf fields (what Strawberry's conversion gives
+        them), else None: Strawberry converts them (other input objects, enums, IDs)."""
         plain = self.plain
         if values.keys() <= plain.keys():
             return {plain[name]: value for name, value in values.items()}
-        nullable = self.nullable
+        nullable, inputs = self.nullable, self.inputs
         arguments = {}
         for name, value in values.items():
             if name in plain:
                 arguments[plain[name]] = value
+            elif name in inputs:
+                python, build = inputs[name]
+                arguments[python] = build(value)
             elif value is None and name in nullable:
                 arguments[nullable[name]] = None
             else:
@@ -148,8 +201,9 @@ class AsyncDirect:
         return arguments
 
     def resolver(self, strawberry_resolve: Callable[..., Any]) -> Callable[..., Any]:
-        """The field's resolver: direct when every argument given is plain or null, else
-        Strawberry's own (it converts input objects, enums and IDs)."""
+        """The field's resolver: direct when every argument given is plain, null or an input
+        object of leaf fields, else Strawberry's own (it converts the other input objects,
+        enums and IDs)."""
         func, info_name, direct = self.func, self.info_name, self.arguments
         field, info_class = self.field, self.info_class
 

@@ -119,10 +119,10 @@ def _has_variable(value: ValueNode) -> bool:
 
 def _python_arguments(direct: AsyncDirect, values: dict[str, Any], info: Any) -> dict[str, Any]:
     """The resolver's keyword arguments, as the field's resolver makes them: plain ones and
-    nulls as graphql-core coerced them, else by Strawberry's own conversion (input objects,
-    enums, IDs; what ``get_arguments`` in its schema converter does). Raises what the
-    conversion raises: the field's error, as when Strawberry converts them inside the
-    resolver."""
+    nulls as graphql-core coerced them, input objects of leaf fields built from them
+    (``AsyncDirect.inputs``), else by Strawberry's own conversion (other input objects, enums,
+    IDs; what ``get_arguments`` in its schema converter does). Raises what the conversion
+    raises: the field's error, as when Strawberry converts them inside the resolver."""
     arguments = direct.arguments(values)
     if arguments is not None:
         return arguments

@@ -144,7 +144,12 @@ class Budget:
 
 def cards_text(cards: Sequence[Card]) -> str:
     """The text of a turn's cards, as the agent receives it."""
-    return CARD_SEPARATOR.join(card.text for card in cards)
+    return texts_joined([card.text for card in cards])
+
+
+def texts_joined(texts: Sequence[str]) -> str:
+    """The text of a turn's cards from their texts, rendered once by the caller."""
+    return CARD_SEPARATOR.join(texts)
 
 
 def fit(cards: Sequence[Card], limit: int = CARD_BUDGET_CHARS) -> tuple[list[Card], Budget]:

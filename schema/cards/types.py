@@ -67,7 +67,8 @@ class Card:
     text: str = strawberry.field(description="The card as the agent reads it.")
 
     @classmethod
-    def from_row(cls, card: domain.Card) -> Card:
+    def from_row(cls, card: domain.Card, text: str | None = None) -> Card:
+        """The card, its ``text`` when the caller rendered it already (else rendered here)."""
         change = card.last_change
         return cls(
             record_id=strawberry.ID(card.record_id),
@@ -95,7 +96,7 @@ class Card:
             profile_souvenirs=[
                 CardSouvenir(key=s.key, line=s.line) for s in card.profile_souvenirs
             ],
-            text=card.text,
+            text=card.text if text is None else text,
         )
 
 
@@ -137,13 +138,17 @@ class TurnContext:
     @classmethod
     def from_row(cls, context: DomainTurnContext) -> TurnContext:
         budget = context.budget
+        # Each card rendered once (a card's text is rendered each time it is asked for).
+        texts = [card.text for card in context.cards]
         return cls(
             profiles=ProfileSnapshot(
                 workspace=context.profiles.workspace,
                 person=context.profiles.person,
                 agent=context.profiles.agent,
             ),
-            cards=[Card.from_row(card) for card in context.cards],
+            cards=[
+                Card.from_row(card, text) for card, text in zip(context.cards, texts, strict=True)
+            ],
             budget=CardBudget(
                 limit=budget.limit,
                 used=budget.used,
@@ -157,7 +162,7 @@ class TurnContext:
                     for d in budget.dropped
                 ],
             ),
-            text=domain.cards_text(context.cards),
+            text=domain.texts_joined(texts),
             replayed=context.replayed,
         )
 

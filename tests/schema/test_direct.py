@@ -2,8 +2,11 @@
 
 from typing import Any
 
+from strawberry import ID
 from strawberry.types.arguments import convert_arguments
+from strawberry.types.base import StrawberryOptional
 
+from schema.cards.queries import TurnInput
 from schema.direct import ASYNC_DIRECT, DIRECT, AsyncDirect
 from schema.schema import schema
 
@@ -76,6 +79,8 @@ def test_optional_plain_arguments_and_nulls_are_passed_as_coerced():
         {"object": "contacts", "first": 3, "after": "x", "filter": None},
     ]:
         assert records.arguments(values) == strawberry_converts(records, values)
+    # RecordFilter holds a list of inputs: Strawberry converts it.
+    assert "filter" not in records.inputs
     assert records.arguments({"object": "contacts", "filter": {"labelContains": "a"}}) is None
 
 
@@ -97,3 +102,48 @@ def test_every_async_direct_fields_plain_arguments_convert_as_strawberry_does():
             assert direct.arguments(values) == strawberry_converts(direct, values), gql_field
             checked += bool(values)
     assert checked > 10
+
+
+def leaf_samples(direct: AsyncDirect, name: str) -> list[dict[str, Any]]:
+    """Values graphql-core may give an input object of leaf fields: every field set, only the
+    non-null ones, and every optional one null."""
+    argument = next(
+        a for a in direct.field.arguments if schema.config.name_converter.from_argument(a) == name
+    )
+    resolved = argument.type_annotation.resolve()
+    definition = getattr(resolved, "of_type", resolved).__strawberry_definition__
+    samples: dict[Any, Any] = {str: "x", ID: "id-1", int: 3, float: 1.5, bool: True}
+    every, required, nulls = {}, {}, {}
+    for field in definition.fields:
+        graphql_name = schema.config.name_converter.from_field(field)
+        type_ = field.resolve_type(type_definition=definition)
+        optional = isinstance(type_, StrawberryOptional)
+        every[graphql_name] = samples[type_.of_type if optional else type_]
+        if optional:
+            nulls[graphql_name] = None
+        else:
+            required[graphql_name] = every[graphql_name]
+    return [every, required, {**required, **nulls}]
+
+
+def test_input_objects_of_leaf_fields_are_built_as_strawberry_builds_them():
+    """turnContext's TurnInput and the others of only strings, IDs, numbers and booleans are
+    built without Strawberry's conversion, into the same objects; others still go through it."""
+    found = set()
+    for type_ in schema._schema.type_map.values():
+        for field_name, gql_field in getattr(type_, "fields", {}).items():
+            direct = (gql_field.extensions or {}).get(ASYNC_DIRECT)
+            if not isinstance(direct, AsyncDirect):
+                continue
+            for name in direct.inputs:
+                found.add((type_.name, field_name))
+                for value in [*leaf_samples(direct, name), None]:
+                    values = {name: value}
+                    if value is None and name not in direct.nullable:
+                        continue
+                    built = direct.arguments(values)
+                    assert built == strawberry_converts(direct, values), (field_name, value)
+    assert ("Query", "turnContext") in found and ("Query", "recall") in found
+    assert async_direct("Query", "turnContext").arguments({"input": {"message": "hi"}}) == {
+        "input": TurnInput(message="hi")
+    }
