@@ -18,6 +18,7 @@ import asyncpg
 from db import turns
 from db.memory import LineRow
 from db.turns import CardRow, ProfileRow
+from db.uuids import hex_of
 from resolvers.common import clock, ids
 from resolvers.common.errors import Code, DomainError, Problem, invalid
 from resolvers.common.principals import Principal
@@ -269,7 +270,7 @@ def _card(row: CardRow, workspace: UUID, mentioned: bool) -> Card:
     ][:CARD_VALUES]
     related = [
         CardRelated(
-            ids.encode("Record", workspace, UUID(r["id"])),
+            ids.encode_hex("Record", workspace, hex_of(r["id"])),
             r["label"],
             r["object"].lower(),
             r["attribute"],
