@@ -13,10 +13,12 @@ the bench workspace (bench/generate.py: 50,000 record pages, 275,350 souvenirs).
    checked best first, and the hits and pages of each reported), and that 0038 and today's
    answer the same rows for every query;
 3. measures each query, before, 0038 and after, in alternating slices at concurrency 1, as the app
-   sends a search for a cached principal (`BEGIN READ ONLY` with its `app_begin_cached` prelude
-   in one round trip, `search_memory`, `search_skills`, COMMIT; before 2026-12-03 afternoon this
-   bench sent BEGIN and `begin_request`, the path of a principal cache's miss) on one
-   connection: the whole request, and the `search_memory` statement alone;
+   sends a search of memory and skills for a cached principal (`BEGIN READ ONLY` with its
+   `app_begin_cached` prelude in one round trip; then `search_memory` and `search_skills`, or
+   for today's, the one statement of both, `search_memory_and_skills`; COMMIT; before the
+   afternoon of 2026-12-03 this bench sent BEGIN and `begin_request`, the path of a principal
+   cache's miss, and today's two statements) on one connection: the whole request, and the
+   memory statement alone (today's: the statement of both);
 4. prints EXPLAIN (ANALYZE, BUFFERS) of the matching functions' bodies for each query.
 
 The queries: a person's name (an ordinary search, a few hundred souvenirs) and `renewal`, a word
@@ -76,7 +78,6 @@ SELECT h.page_id, mr.label AS name, p.about_kind, p.subject_id, h.key, h.text, h
   JOIN records mr ON mr.workspace_id = p.workspace_id AND mr.id = p.id
  ORDER BY h.rank DESC, h.page_id
  LIMIT $4"""
-AFTER_SEARCH_MEMORY = queries("search")["search_memory"]
 SEARCH_SKILLS = queries("search")["search_skills"]
 # The search_memory statement of migration 0038's time (db/queries/search.sql before 0040).
 PREVIOUS_SEARCH_MEMORY = """
@@ -101,11 +102,14 @@ SELECT h.page_id, mr.label AS name, p.about_kind, p.subject_id, h.key, h.text, h
   JOIN memory_pages p ON p.workspace_id = app_workspace_id() AND p.id = h.page_id
   JOIN records mr ON mr.workspace_id = p.workspace_id AND mr.id = p.id
  ORDER BY h.rank DESC, h.page_id"""
+# What each variant sends after its BEGIN: its search_memory statement then search_skills, or
+# today's one statement of both (db/search.py, search_memory_and_skills).
 VARIANTS = {
-    "before": BEFORE_SEARCH_MEMORY,
-    "0038": PREVIOUS_SEARCH_MEMORY,
-    "after": AFTER_SEARCH_MEMORY,
+    "before": (BEFORE_SEARCH_MEMORY, SEARCH_SKILLS),
+    "0038": (PREVIOUS_SEARCH_MEMORY, SEARCH_SKILLS),
+    "after": (search_db.MEMORY_AND_SKILLS,),
 }
+MEMORY_COLUMNS = tuple(search_db.MemoryHit.__dataclass_fields__)
 # The migration that defines today's memory_line_matches.
 CURRENT_MIGRATION = "0040"
 _FUNCTION = re.compile(
@@ -165,11 +169,11 @@ async def resolve(conn: asyncpg.Connection, token_hash: str) -> Caller:
 
 
 async def search_once(
-    conn: asyncpg.Connection, caller: Caller, memory_sql: str, q: str
-) -> tuple[float, float, list[asyncpg.Record]]:
-    """One search as the app sends it for a cached principal (`BEGIN READ ONLY` with its
-    prelude, `search_memory`, `search_skills`, COMMIT): (request seconds, search_memory
-    seconds, its rows)."""
+    conn: asyncpg.Connection, caller: Caller, statements: tuple[str, ...], q: str
+) -> tuple[float, float, list[dict[str, Any]]]:
+    """One search of memory and skills as the app sends it for a cached principal (`BEGIN READ
+    ONLY` with its prelude, the variant's statements, COMMIT): (request seconds, seconds of the
+    memory statement (today's: of both), its memory rows)."""
     started = time.perf_counter()
     transaction = begun(conn, caller.prelude, readonly=True)
     async with transaction:
@@ -177,13 +181,20 @@ async def search_once(
         text = query_text(q)
         principal = caller.principal
         readable, person = principal.readable_objects, principal.person_id
+        memory_sql, *skills_sql = statements
+        # search_memory's parameters; the statement of both takes the skills' agent after them.
+        given = [text, readable, person, FIRST, search_db.MEMORY_CANDIDATES, None]
         statement = time.perf_counter()
-        found = await conn.fetch(
-            memory_sql, text, readable, person, FIRST, search_db.MEMORY_CANDIDATES, None
-        )
+        found = await conn.fetch(memory_sql, *given, *([] if skills_sql else [None]))
         memory_seconds = time.perf_counter() - statement
-        await conn.fetch(SEARCH_SKILLS, text, readable, person, FIRST, None)
-    return time.perf_counter() - started, memory_seconds, found
+        for sql in skills_sql:
+            await conn.fetch(sql, text, readable, person, FIRST, None)
+    rows = [
+        {name: row[name] for name in MEMORY_COLUMNS}
+        for row in found
+        if skills_sql or row["object"] == "memory"
+    ]
+    return time.perf_counter() - started, memory_seconds, rows
 
 
 def percentiles(values: Sequence[float]) -> dict[str, float]:
@@ -199,10 +210,10 @@ async def measure(
     conn: asyncpg.Connection, caller: Caller, q: str, args: argparse.Namespace
 ) -> dict[str, Any]:
     """Before and after for one query, in alternating slices after a warm-up of each."""
-    for sql in VARIANTS.values():
+    for statements in VARIANTS.values():
         deadline = time.perf_counter() + args.warmup
         while time.perf_counter() < deadline:
-            await search_once(conn, caller, sql, q)
+            await search_once(conn, caller, statements, q)
     requests: dict[str, list[float]] = {name: [] for name in VARIANTS}
     statements: dict[str, list[float]] = {name: [] for name in VARIANTS}
     names = list(VARIANTS)
@@ -227,8 +238,8 @@ async def same_rows(conn: asyncpg.Connection, caller: Caller, q: str) -> dict[st
     that, after ranks the first readable matches in the index's order: checked to be
     readable-only and best first, and compared by how many hits and pages)."""
     rows = {
-        name: [dict(r) for r in (await search_once(conn, caller, sql, q))[2]]
-        for name, sql in VARIANTS.items()
+        name: (await search_once(conn, caller, statements, q))[2]
+        for name, statements in VARIANTS.items()
     }
     seen = {}
     for name, found in rows.items():
@@ -271,7 +282,7 @@ async def explain(conn: asyncpg.Connection, token_hash: str, q: str) -> dict[str
 def markdown(report: dict[str, Any]) -> str:
     lines = [
         "| query | matched souvenirs (capped at 2,000) | pages counted | variant "
-        "| request p50 ms | p99 ms | search_memory p50 ms | p99 ms | requests |",
+        "| request p50 ms | p99 ms | memory statement p50 ms | p99 ms | requests |",
         "|---|---:|---:|---|---:|---:|---:|---:|---:|",
     ]
     for kind, row in report["queries"].items():

@@ -1,7 +1,8 @@
 """The search's PostgreSQL CPU per request on one backend (bench/backend.py), with
 memory_line_matches and the search_memory statement as migration 0038 left them and as today's
 (migration 0040), alternated between slices of the same run: 0038's function installed under its
-bench name (bench/search.py) and the app's search_memory statement swapped for the one that called
+bench name (bench/search.py) and, in the app's one statement of memory and skills
+(db/search.py, MEMORY_AND_SKILLS), the search_memory statement swapped for the one that called
 it.
 
 `python -m bench.search_backend [--rounds 4] [--seconds 5]`: the GraphQL `search` of the turns
@@ -29,7 +30,13 @@ from db import search as search_db
 from db.pool import api_dsn
 
 VERSIONS = ("0038", CURRENT_MIGRATION)
-STATEMENTS = {"0038": PREVIOUS_SEARCH_MEMORY, CURRENT_MIGRATION: search_db.Q["search_memory"]}
+# The app's statement of memory and skills (db/search.py), with 0038's memory statement in it.
+STATEMENTS = {
+    "0038": search_db.memory_and_skills_statement(
+        PREVIOUS_SEARCH_MEMORY, search_db.Q["search_skills"]
+    ),
+    CURRENT_MIGRATION: search_db.MEMORY_AND_SKILLS,
+}
 
 
 def _check(name: str, body: dict[str, Any]) -> None:
@@ -46,14 +53,14 @@ async def run(rounds: int, seconds: float) -> dict[str, list[dict[str, Any]]]:
         await install_before(owner)
         for index in range(rounds):
             for version in VERSIONS if index % 2 == 0 else VERSIONS[::-1]:
-                search_db.Q["search_memory"] = STATEMENTS[version]
+                search_db.MEMORY_AND_SKILLS = STATEMENTS[version]
                 row = await backend.per_request(
                     api_dsn(data.dsn), data.token, {"search": body}, seconds, _check, True
                 )
                 found[version].append(row["search"])
                 print(version, row["search"], flush=True)
     finally:
-        search_db.Q["search_memory"] = STATEMENTS[CURRENT_MIGRATION]
+        search_db.MEMORY_AND_SKILLS = STATEMENTS[CURRENT_MIGRATION]
         await owner.close()
     return found
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -72,6 +73,64 @@ async def search_memory(
         Q["search_memory"], text, readable, person, first, MEMORY_CANDIDATES, agent
     )
     return [MemoryHit(**dict(row)) for row in rows]
+
+
+def memory_and_skills_statement(memory: str, skills: str) -> str:
+    """search_memory and search_skills as one statement, one round trip for a search of both:
+    the memory rows, then the skill rows (each part in its own statement's order: a UNION ALL
+    of two CTE scans runs them one after the other), told apart by ``object``. search_memory's
+    parameters $1-$6 as they are; search_skills' agent ($5) becomes $7."""
+    skills = re.sub(r"\$5\b", "$7", skills)
+    # Both texts are blocks of db/queries/search.sql, composed once at import: no input in it.
+    return f"""WITH memory AS ({memory.rstrip(";")}),
+skills AS ({skills.rstrip(";")})
+SELECT 'memory' AS object, m.page_id, m.name, m.about_kind, m.subject_id, m.key, m.text, m.type,
+       m.day, m.rank, m.total, m.matched, NULL::text AS description, NULL::text AS content,
+       NULL::integer AS use_count, NULL::timestamptz AS updated_at
+  FROM memory m
+UNION ALL
+SELECT 'skill', NULL, s.name, NULL, NULL, NULL, NULL, NULL, NULL, s.rank, s.total, NULL,
+       s.description, s.content, s.use_count, s.updated_at
+  FROM skills s"""  # noqa: S608
+
+
+MEMORY_AND_SKILLS = memory_and_skills_statement(Q["search_memory"], Q["search_skills"])
+_MEMORY_FIELDS = tuple(MemoryHit.__dataclass_fields__)
+_SKILL_FIELDS = tuple(SkillHit.__dataclass_fields__)
+
+
+async def search_memory_and_skills(
+    conn: asyncpg.Connection,
+    text: str,
+    readable: Sequence[UUID],
+    person: UUID | None,
+    first: int,
+    agent: UUID | None = None,
+    skills_agent: UUID | None = None,
+) -> tuple[list[MemoryHit], list[SkillHit]]:
+    """``search_memory`` (for ``agent``) and ``search_skills`` (for ``skills_agent``) in one
+    round trip: the same rows in the same order."""
+    rows = await conn.fetch(
+        MEMORY_AND_SKILLS,
+        text,
+        readable,
+        person,
+        first,
+        MEMORY_CANDIDATES,
+        agent,
+        skills_agent,
+    )
+    memory = [
+        MemoryHit(**{name: row[name] for name in _MEMORY_FIELDS})
+        for row in rows
+        if row["object"] == "memory"
+    ]
+    skills = [
+        SkillHit(**{name: row[name] for name in _SKILL_FIELDS})
+        for row in rows
+        if row["object"] == "skill"
+    ]
+    return memory, skills
 
 
 async def recall_memory(

@@ -91,14 +91,12 @@ async def search(
     query = query_text(q)
     if query is None:
         return Results([], 0, False)
-    readable, person = principal.readable_objects, principal.person_id
     hits: list[Hit] = []
     total = 0
     capped = False
     workspace = principal.workspace_id
+    found, skills = await _memory_and_skills(conn, principal, query, objects, first)
     if "memory" in objects:
-        agent = caller_agent(principal)
-        found = await search_db.search_memory(conn, query, readable, person, first, agent)
         total += found[0].total if found else 0
         capped = bool(found) and found[0].matched >= search_db.MEMORY_CANDIDATES
         hits += [
@@ -112,7 +110,6 @@ async def search(
             for h in found
         ]
     if "skill" in objects:
-        skills = await search_db.search_skills(conn, query, readable, person, first)
         total += skills[0].total if skills else 0
         hits += [
             Hit("skill", s.name, s.name, cut(s.description, SNIPPET_CHARS), s.rank) for s in skills
@@ -123,6 +120,22 @@ async def search(
         hits += found_in_catalog
     hits.sort(key=lambda h: -h.rank)
     return Results(hits[:first], total, capped)
+
+
+async def _memory_and_skills(
+    conn: asyncpg.Connection, principal: Principal, query: str, objects: list[str], first: int
+) -> tuple[list[search_db.MemoryHit], list[SkillHit]]:
+    """The memory pages (as the calling agent may search them) and the skills matching
+    ``query``, each when ``objects`` asks for it: both in one statement when it asks for both."""
+    readable, person = principal.readable_objects, principal.person_id
+    agent = caller_agent(principal)
+    if "memory" in objects and "skill" in objects:
+        return await search_db.search_memory_and_skills(conn, query, readable, person, first, agent)
+    if "memory" in objects:
+        return await search_db.search_memory(conn, query, readable, person, first, agent), []
+    if "skill" in objects:
+        return [], await search_db.search_skills(conn, query, readable, person, first)
+    return [], []
 
 
 def catalog_hits(q: str) -> list[Hit]:
