@@ -41,6 +41,7 @@ from bench.generate import WORKSPACE_ID, ensure
 from bench.memory import load_all, markdown
 from bench.records import Server, machine
 from db import identity
+from db import search as search_db
 from db.pool import api_dsn, begin_workspace, create_pool
 from db.sql import queries
 from gateway.app import create_app
@@ -209,6 +210,8 @@ class Requests:
 
 
 def _statement_name(query: str) -> str:
+    if query == search_db.MEMORY_AND_SKILLS:
+        return "search_memory_and_skills"
     for domain in ("identity", "turns", "memory", "search"):
         for name, text in queries(domain).items():
             if text == query.strip():
