@@ -5,7 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: install run test check fmt schema bench bench-skills bench-planned bench-memory bench-turns bench-search bench-dreamer \
-	bench-dreamer-mail bench-dreamer-removal bench-edge bench-data bench-peer bench-records-sql soak
+	bench-dreamer-mail bench-dreamer-removal bench-edge bench-data bench-peer bench-records-sql \
+	bench-turn-sql soak
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -54,6 +55,11 @@ bench-turns: $(STAMP)
 # --rounds 2" for a short run.
 bench-records-sql: $(STAMP)
 	$(BIN)/python -m bench.records_sql $(ARGS)
+
+# A turn's statement before and after migration 0043, call by call on one backend
+# (bench/turn_sql.py); ARGS="--rounds 4" for a short run.
+bench-turn-sql: $(STAMP)
+	$(BIN)/python -m bench.turn_sql $(ARGS)
 
 # The memory search before issue 17 and now, in the same run, on the bench workspace.
 bench-search: $(STAMP)
