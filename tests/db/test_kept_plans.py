@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from db import records
+from db import records, turns
 from resolvers.common.principals import principal_for_token
-from tests.factories import load_records
+from tests.factories import company, load_records, local, make_page
 
 KEPT = ("turn_read", "records_page_plain")
 
@@ -58,3 +58,56 @@ async def test_an_unfiltered_page_is_the_filtered_statement_without_filters(pool
     mine = [f"Person {i}" for i in range(10)]
     others = [f"Person {i}" for i in range(12) if i % 3][:10]
     assert seen == (mine if role == "member" else others)
+
+
+# The rules a turn's read calls (migration 0043), each a SQL function reading tables: called in
+# an expression, one runs as a query of its own every time; inlined, it is not called at all.
+RULES = (
+    "memory_lines_shown_rows",
+    "memory_lines_shown_list",
+    "agent_memory_on",
+    "agent_memory_on_row",
+    "object_carries_pages",
+    "object_carries_pages_row",
+    "line_source_open",
+    "record_readable",
+)
+
+
+async def test_a_turns_read_calls_no_rule_as_a_function_of_its_own(pool, ws):
+    acme = await company(pool, ws, "Acme")
+    beta = await company(pool, ws, "Beta")
+    source = f" → record:{beta}"
+    await make_page(
+        pool, ws, "record", local(ws, acme), f"- Pays late{source} — Claire, 2026-10-02 [relation]"
+    )
+    await make_page(
+        pool,
+        ws,
+        "member",
+        ws.members["member"],
+        f"- @[Beta](record:{beta}) Renewal in May — Member, 2026-10-03 [relation]",
+        name="Member",
+    )
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("SET LOCAL track_functions = 'all'")
+        principal = await principal_for_token(conn, ws.tokens["member"])
+        assert principal is not None
+        read = await turns.turn_read(
+            conn,
+            [local(ws, acme)],
+            principal.readable_objects,
+            principal.person_id,
+            (3, 8, 5),
+            None,
+            cards=True,
+            profiles=True,
+        )
+        calls = dict(await conn.fetch("SELECT funcname, calls FROM pg_stat_xact_user_functions"))
+    # The turn read what it reads through those rules: the page's souvenir and its open
+    # source, the profile's record as a card of its own.
+    assert [card.label for card in read.cards] == ["Acme", "Beta"]
+    [line] = read.cards[0].page_lines
+    assert line.source_open and line.source_object == "Company"
+    assert calls["turn_read"] == 1
+    assert {name: calls[name] for name in RULES if name in calls} == {}
