@@ -1,6 +1,7 @@
 """The statements planned once per session (issue 17, item 1; migration 0035): a turn's read and
 an unfiltered records page run inside functions that keep a generic plan, and the unfiltered
-page answers exactly what the filtered statement answers with no filter."""
+page answers exactly what the filtered statement answers with no filter; a turn's read runs the
+rules it calls inside its own plan (migration 0043)."""
 
 from __future__ import annotations
 
