@@ -57,22 +57,24 @@ OLD_PAGE = "SELECT * FROM pg_temp.records_page_plain_0035($1, $2, $3, $4, $5, $6
 WAYS = ("before", "after")
 
 
+def pg_temp_copies(migration: Path, names: tuple[str, ...], suffix: str) -> list[str]:
+    """The functions ``names`` as ``migration`` defines them, as pg_temp copies named
+    ``<name>_<suffix>`` that call each other's copies."""
+    text = migration.read_text()
+    made = []
+    for name in names:
+        found = re.search(rf"CREATE (?:OR REPLACE )?FUNCTION {name}\(.*?\n\$\$;\n", text, re.S)
+        assert found is not None, f"{name} is not in {migration.name}"
+        statement = found.group(0).replace("CREATE OR REPLACE FUNCTION", "CREATE FUNCTION")
+        for old in names:
+            statement = re.sub(rf"\b(?<!\.){old}\(", f"pg_temp.{old}_{suffix}(", statement)
+        made.append(statement)
+    return made
+
+
 def old_functions() -> list[str]:
     """Migration 0035's records page functions, as pg_temp copies named ``<name>_0035``."""
-    text = OLD_MIGRATION.read_text()
-    made = []
-    for name in OLD_FUNCTIONS:
-        found = re.search(rf"CREATE FUNCTION {name}\(.*?\n\$\$;\n", text, re.DOTALL)
-        assert found is not None, f"{name} is not in {OLD_MIGRATION.name}"
-        made.append(found.group(0))
-    renamed = []
-    for statement in made:
-        for name in OLD_FUNCTIONS:
-            statement = re.sub(
-                rf"(CREATE FUNCTION |FROM ){name}\(", rf"\1pg_temp.{name}_0035(", statement
-            )
-        renamed.append(statement)
-    return renamed
+    return pg_temp_copies(OLD_MIGRATION, OLD_FUNCTIONS, "0035")
 
 
 def old_prelude(workspace_id: UUID, token_id: UUID, generation: int) -> str:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import re
 import statistics
 from typing import Any
 
@@ -29,6 +28,7 @@ import httpx
 import orjson
 
 from bench.generate import ensure, server_dsn
+from bench.records_sql import pg_temp_copies
 from bench.turns import TURN_QUERY, caller_message
 from db.migrate import MIGRATIONS_DIR
 from db.pool import api_dsn, create_pool
@@ -48,16 +48,7 @@ WAYS = {
 
 def old_functions() -> list[str]:
     """Migration 0039's functions, as pg_temp copies named ``<name>_0039``."""
-    text = OLD_MIGRATION.read_text()
-    made = []
-    for name in OLD_FUNCTIONS:
-        found = re.search(rf"CREATE (?:OR REPLACE )?FUNCTION {name}\(.*?\n\$\$;\n", text, re.S)
-        assert found is not None, f"{name} is not in {OLD_MIGRATION.name}"
-        statement = found.group(0).replace("CREATE OR REPLACE FUNCTION", "CREATE FUNCTION")
-        for old in OLD_FUNCTIONS:
-            statement = re.sub(rf"\b(?<!\.){old}\(", f"pg_temp.{old}_0039(", statement)
-        made.append(statement)
-    return made
+    return pg_temp_copies(OLD_MIGRATION, OLD_FUNCTIONS, "0039")
 
 
 async def turn_arguments(dsn: str, token: str) -> list[Any]:
