@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test check fmt schema bench bench-skills bench-planned bench-memory bench-turns bench-search bench-dreamer \
+.PHONY: install run test check fmt schema bench bench-skills bench-planned bench-compare bench-memory bench-turns bench-search bench-dreamer \
 	bench-dreamer-mail bench-dreamer-removal bench-edge bench-data bench-peer bench-records-sql \
 	bench-turn-sql soak
 
@@ -80,6 +80,11 @@ bench-dreamer-removal: $(STAMP)
 # What the metrics and CORS middleware add to each request (CPU in this process, alternating).
 bench-edge: $(STAMP)
 	$(BIN)/python -m bench.edge $(ARGS)
+
+# Two commits' bench, bench-memory and bench-turns in turn (each in its own worktree under
+# .data/compare/), rounds alternating their order: ARGS="29c99ae ." ("." is this checkout).
+bench-compare: $(STAMP)
+	$(BIN)/python -m bench.compare $(ARGS)
 
 bench-data: $(STAMP)
 	$(BIN)/python -m bench.generate
