@@ -1,5 +1,5 @@
-"""The whole-operation fast path: a cached query whose one root field is a direct async
-resolver (schema/direct.py's AsyncDirect) and whose value below it has a plan
+"""The whole-operation fast path: a cached query or mutation whose one root field is a direct
+async resolver (schema/direct.py's AsyncDirect) and whose value below it has a plan
 (schema/planned.py), run without graphql-core's executor around it.
 
 graphql-core's ``execute`` builds an executor, collects the root fields, coerces the root
@@ -10,10 +10,11 @@ A request then coerces the arguments that hold variables, builds one Info, await
 and completes its value by the plan: ``{"data": {key: value}}``, what graphql-core gives.
 
 What is left to graphql-core, before any resolver runs (``fast_operation`` or ``run_fast``
-gives None): anything but a query of exactly one root field (two root fields run concurrently
-in graphql-core, and their errors come in the order they end), a directive anywhere at the
-root or on the operation, a fragment at the root, introspection, a variable below the root
-field (its plan is not kept with the document), arguments that do not coerce or are not plain
+gives None): anything but a query or a mutation of exactly one root field (two root fields of a
+query run concurrently in graphql-core, and their errors come in the order they end; a
+subscription is served over WebSocket), a directive anywhere at the root or on the operation, a
+fragment at the root, introspection, a variable below the root field (its plan is not kept
+with the document), arguments that do not coerce or are not plain
 (the resolver's own Strawberry conversion), no plan yet (the first request of a document makes
 it), and the planned executor off.
 
@@ -22,8 +23,8 @@ not expect (a None where the type is non-null, an error, an awaitable), graphql-
 the operation with ``Replay`` as its middleware, which gives the root field the outcome the
 fast path saw instead of calling the resolver again. graphql-core then makes the errors (the
 message, locations, path, null propagation) and the app formats them as always. This holds for
-a query that writes (``turnContext``) as for one that reads: no resolver runs twice, so no
-READ ONLY check is needed.
+a mutation and a query that writes (``turnContext``) as for one that reads: no resolver runs
+twice, so no READ ONLY check is needed.
 
 The Info a resolver gets is graphql-core's GraphQLResolveInfo with every field as the executor
 fills it, save ``async_helpers`` (the executor's own gather and track): no resolver uses them
@@ -63,6 +64,12 @@ from schema.direct import ASYNC_DIRECT, AsyncDirect
 from schema.planned import Plans, reads_variables
 
 NO_VARIABLES = VariableValues(sources={}, coerced={})
+# The operations the fast path takes, and their root type. A mutation's root fields run one
+# after the other where a query's run concurrently: with one root field, both run just it.
+ROOTS = {
+    OperationType.QUERY: lambda schema: schema.query_type,
+    OperationType.MUTATION: lambda schema: schema.mutation_type,
+}
 
 
 def _unavailable(*_args: Any) -> Any:
@@ -139,8 +146,8 @@ def _root_field(
     schema: GraphQLSchema, operation: OperationDefinitionNode
 ) -> tuple[GraphQLObjectType, FieldNode, GraphQLField, AsyncDirect] | None:
     """The operation's one root field, when the fast path may run it."""
-    parent = schema.query_type
-    if operation.operation is not OperationType.QUERY or operation.directives or parent is None:
+    parent = ROOTS[operation.operation](schema) if operation.operation in ROOTS else None
+    if operation.directives or parent is None:
         return None
     selections = operation.selection_set.selections
     if len(selections) != 1 or not isinstance(selections[0], FieldNode):

@@ -34,12 +34,14 @@ def fast(text: str):  # type: ignore[no-untyped-def]
         "query($o: String!) { records(object: $o) { edges { ...E } } } "
         "fragment E on RecordEdge { cursor }",
         "{ skillCatalog { name } }",
+        # A mutation of one root field runs just it, as a query does.
+        "mutation($id: ID!, $c: String!) { editMemoryPage(pageId: $id, content: $c) { version } }",
     ],
 )
 def test_taken(text: str):
     found = fast(text)
     assert found is not None
-    assert found.key in ("records", "page", "memoryPage", "skillCatalog")
+    assert found.key in ("records", "page", "memoryPage", "skillCatalog", "editMemoryPage")
 
 
 @pytest.mark.parametrize(
@@ -54,7 +56,8 @@ def test_taken(text: str):
         "{ __schema { queryType { name } } }",  # introspection
         "{ __typename }",
         "{ me { name } }",  # not an async resolver asking for info
-        'mutation { deleteMemoryPage(id: "x") { id } }',
+        'mutation { a: trashRecord(id: "x") b: trashRecord(id: "y") }',  # run one by one
+        'mutation { noSuchField(id: "x") { id } }',
         "subscription { events { id } }",
     ],
 )
